@@ -1,0 +1,3 @@
+from redline_canary.cli import entrypoint
+
+entrypoint()

@@ -1,0 +1,81 @@
+"""The one edge that turns exceptions into messages and exit codes (DESIGN §9).
+
+Each subcommand lives in ``redline_canary/commands/<name>.py`` and exposes
+``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
+Nothing below this module calls ``sys.exit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from redline_canary import __version__
+from redline_canary.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CanaryError
+
+# Order is the order shown in --help.
+COMMAND_MODULES = [
+    "run",
+    "score",
+    "corpus",
+    "janitor",
+    "report",
+    "history",
+    "gate",
+    "targets",
+    "profile",
+    "sandbox",
+    "demo",
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on bad flags already; keep its message to one line."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="redline-canary",
+        description="Regression test for automated pull-request reviewers.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"redline_canary.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"redline_canary.commands.{name}":
+                continue  # not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        code: int = args.func(args)
+    except CanaryError as exc:
+        print(f"redline-canary: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("redline-canary: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return code
+
+
+def entrypoint() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entrypoint()
