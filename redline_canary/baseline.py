@@ -1,0 +1,51 @@
+"""Compare a record with the previous comparable one (``score --baseline``). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_SAME = ("repo", "stack", "kind", "reviewer", "corpus_fingerprint")
+
+
+@dataclass
+class BaselineDiff:
+    baseline: Mapping[str, Any] | None
+    newly_missed: list[Mapping[str, Any]] = field(default_factory=list)
+    newly_caught: list[Mapping[str, Any]] = field(default_factory=list)
+    gate_reasons: list[str] = field(default_factory=list)
+
+
+def latest_comparable(
+    history: Sequence[Mapping[str, Any]], record: Mapping[str, Any]
+) -> Mapping[str, Any] | None:
+    """The newest scored record with the same repo, stack, kind, reviewer and corpus."""
+    candidates = [
+        r for r in history
+        if all(r.get(k) == record.get(k) for k in _SAME) and r.get("outcome") == "scored"
+        and r.get("run_id") != record.get("run_id")
+    ]
+    return max(candidates, key=lambda r: str(r.get("recorded_at")), default=None)
+
+
+def compare(history: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> BaselineDiff:
+    base = latest_comparable(history, record)
+    diff = BaselineDiff(base)
+    if base is None or record.get("outcome") != "scored":
+        return diff
+    before = {s["n"]: s for s in base.get("caught_seeds", [])}
+    now = {s["n"]: s for s in record.get("caught_seeds", [])}
+    not_caught = {s["n"]: s for key in ("missed_seeds", "undercalled_seeds")
+                  for s in record.get(key, [])}
+    diff.newly_missed = [not_caught[n] for n in sorted(before) if n in not_caught]
+    diff.newly_caught = [now[n] for n in sorted(now) if n not in before]
+    blockers = [s for s in diff.newly_missed if s.get("severity") == "BLOCKER"]
+    if blockers:
+        diff.gate_reasons.append(
+            "newly missed BLOCKER: " + ", ".join(f"SEED {s['n']}" for s in blockers))
+    cfp_now = record.get("clean_false_positives") or 0
+    cfp_before = base.get("clean_false_positives") or 0
+    if record.get("kind") == "clean" and cfp_now > cfp_before:
+        diff.gate_reasons.append(f"new clean false positives: {cfp_before} -> {cfp_now}")
+    return diff

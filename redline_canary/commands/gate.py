@@ -1,0 +1,58 @@
+"""``gate``: the exit code of one run, decided from its records (DESIGN §9)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from redline_canary.errors import BadInput, combine_exit_codes
+from redline_canary.history import read_history
+from redline_canary.scoring import record_exit_code
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("gate", help="exit with the gate result of one run's records")
+    p.add_argument("history", metavar="HISTORY", help="JSONL history file")
+    p.add_argument("--run-id", required=True, help="the run to judge")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run_gate)
+
+
+def final_attempts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (repo, stack, kind), the last attempt: a confirmation re-run supersedes."""
+    latest: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for r in records:
+        key = (r["repo"], r["stack"], r["kind"])
+        if key not in latest or r.get("attempt", 1) >= latest[key].get("attempt", 1):
+            latest[key] = r
+    return list(latest.values())
+
+
+def run_gate(args: argparse.Namespace) -> int:
+    read = read_history(args.history)
+    for line, why in read.corrupt:
+        print(f"{args.history}:{line}: corrupt record skipped ({why})", file=sys.stderr)
+    records = [r for r in read.records if r["run_id"] == args.run_id]
+    if not records:
+        raise BadInput(f"{args.history}: no records with run_id {args.run_id!r}")
+    judged = final_attempts(records)
+    codes = [record_exit_code(r) for r in judged]
+    code = combine_exit_codes(codes)
+    rows = [
+        {"repo": r["repo"], "stack": r["stack"], "kind": r["kind"], "attempt": r.get("attempt", 1),
+         "outcome": r["outcome"], "passed": r["gate"]["passed"], "reasons": r["gate"]["reasons"],
+         "exit_code": c}
+        for r, c in zip(judged, codes, strict=True)
+    ]
+    if args.json:
+        print(json.dumps({"run_id": args.run_id, "exit_code": code, "targets": rows}, indent=2))
+    else:
+        for row in rows:
+            verdict = "PASS" if row["passed"] else "FAIL"
+            why = "; ".join(row["reasons"])
+            print(f"{row['repo']} {row['stack']}/{row['kind']}: {row['outcome']} {verdict}"
+                  + (f" — {why}" if why else ""))
+        print(f"run {args.run_id}: exit {code}")
+    return code

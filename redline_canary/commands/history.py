@@ -1,0 +1,28 @@
+"""``history merge``: fold run fragments into the long-lived history, idempotently."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
+from redline_canary.history import merge
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("history", help="work with the JSONL history")
+    inner = p.add_subparsers(dest="history_command", metavar="ACTION", required=True)
+    m = inner.add_parser("merge", help="append fragment records not already in OUT")
+    m.add_argument("out", metavar="OUT", help="history file (created if absent)")
+    m.add_argument("fragments", metavar="FRAGMENT", nargs="+", help="JSONL fragment files")
+    m.set_defaults(func=run_merge)
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    result = merge(args.out, args.fragments)
+    for fragment, line, why in result.corrupt:
+        print(f"{fragment}:{line}: corrupt record skipped ({why})", file=sys.stderr)
+    print(f"{args.out}: appended {result.appended}, already present {result.already_present}, "
+          f"corrupt {len(result.corrupt)}")
+    return EXIT_BAD_INPUT if result.corrupt else EXIT_PASS

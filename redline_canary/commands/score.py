@@ -1,0 +1,145 @@
+"""``score``: score one reviewed PR, from a saved capture or live from GitHub."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from redline_canary import __version__
+from redline_canary.baseline import compare
+from redline_canary.capture import CaptureError, capture_meta
+from redline_canary.clock import utc_now_iso
+from redline_canary.corpus import load_corpus, require_stack
+from redline_canary.errors import BadInput
+from redline_canary.evaluate import ScoreSettings, evaluate
+from redline_canary.history import append_records, read_history
+from redline_canary.matching import DEFAULT_WINDOW
+from redline_canary.options import load_profile, parse_floor, parse_kind, parse_mode
+from redline_canary.render import render_baseline, render_record
+from redline_canary.scoring import GateOptions, record_exit_code
+
+
+def add_scoring_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``score`` and ``run``."""
+    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    p.add_argument("--mode", help="blind (default) or marked")
+    p.add_argument("--prefix", help="folder the corpus was pushed under (default: root)")
+    p.add_argument("--window", type=int, default=None,
+                   help=f"line window for a match (default {DEFAULT_WINDOW})")
+    p.add_argument("--reviewer", help="reviewer profile (default: redline)")
+    p.add_argument("--login", action="append", default=[],
+                   help="count only comments by this login (repeatable)")
+    p.add_argument("--floor", help="lowest severity that counts on the clean PR (default MAJOR)")
+    p.add_argument("--min-recall", type=float, help="gate: fail below this recall")
+    p.add_argument("--require-citation", action="store_true",
+                   help="gate: every caught seed's comment must name its rule id")
+    p.add_argument("--history", help="append the record to this JSONL file")
+    p.add_argument("--json", action="store_true", help="print the record as JSON")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("score", help="score one reviewed PR (offline capture or live)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--capture", help="capture JSON file saved by run or --save-capture")
+    src.add_argument("--repo", help="OWNER/REPO, to score live (needs --pr)")
+    p.add_argument("--pr", type=int, help="pull request number (live)")
+    p.add_argument("--api-url", default=None, help="GitHub API URL (default api.github.com)")
+    p.add_argument("--save-capture", help="write the capture that was scored to this file")
+    p.add_argument("--stack", help="corpus stack (default: the capture's manifest)")
+    p.add_argument("--kind", help="seeded or clean (default: the capture's manifest)")
+    p.add_argument("--run-id", help="run id for the record (default: score-<timestamp>)")
+    p.add_argument("--baseline", action="store_true",
+                   help="compare with the latest comparable record in --history")
+    add_scoring_options(p)
+    p.set_defaults(func=run_score)
+
+
+def _read_capture(path: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput(f"{path}: capture file not found") from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read capture ({exc.__class__.__name__})") from None
+    if not isinstance(doc, dict):
+        raise BadInput(f"{path}: top level: expected a JSON object")
+    return doc
+
+
+def _live_capture(args: argparse.Namespace) -> dict[str, Any]:
+    from redline_canary.github_api import GitHubClient, token_from_env
+
+    if args.pr is None:
+        raise BadInput("--pr: required with --repo")
+    client = GitHubClient(token_from_env(), api_url=args.api_url)
+    return client.capture(args.repo, args.pr)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    if args.baseline and not args.history:
+        raise BadInput("--baseline: needs --history FILE to find the baseline in")
+    source = args.capture or f"{args.repo}#{args.pr}"
+    doc = _read_capture(args.capture) if args.capture else _live_capture(args)
+    repo, number, manifest = capture_meta(doc)
+    stack = args.stack or manifest.get("stack")
+    if not stack:
+        raise BadInput(f"{source}: --stack not given and manifest.stack missing")
+    kind = parse_kind(args.kind or manifest.get("kind") or "", source)
+    mode = parse_mode(args.mode or manifest.get("mode") or "blind", source)
+    prefix = args.prefix if args.prefix is not None else str(manifest.get("prefix") or "")
+    profile = load_profile(args.reviewer or manifest.get("reviewer") or "redline", args.login)
+    corpus = load_corpus(args.corpus)
+    require_stack(corpus, stack)
+    if args.window is not None and args.window < 0:
+        raise BadInput("--window: must be a non-negative integer")
+    settings = ScoreSettings(
+        stack=stack, kind=kind, mode=mode, prefix=prefix,
+        window=DEFAULT_WINDOW if args.window is None else args.window,
+        floor=parse_floor(args.floor),
+        gate=GateOptions(min_recall=args.min_recall, require_citation=args.require_citation),
+    )
+    history = read_history(args.history) if args.history else None
+    meta = {
+        "run_id": args.run_id or f"score-{utc_now_iso().replace(':', '')}",
+        "attempt": 1,
+        "recorded_at": utc_now_iso(),
+        "repo": repo or args.repo or "unknown/unknown",
+        "pr": number if number is not None else args.pr,
+        "tool_version": __version__,
+    }
+    try:
+        _score, record = evaluate(doc, corpus, settings, profile, meta)
+    except CaptureError as exc:
+        raise BadInput(f"{source}: {exc}") from None
+    fp_then = manifest.get("fingerprint")
+    if fp_then and fp_then != record["corpus_fingerprint"]:
+        print(f"warning: {source} was captured with corpus {fp_then}, scoring with "
+              f"{record['corpus_fingerprint']}: line maps may differ", file=sys.stderr)
+    diff_text = ""
+    if args.baseline and history is not None:
+        diff = compare(history.records, record)
+        record["baseline"] = {
+            "run_id": diff.baseline["run_id"] if diff.baseline else None,
+            "newly_missed": [s["n"] for s in diff.newly_missed],
+            "newly_caught": [s["n"] for s in diff.newly_caught],
+        }
+        if diff.gate_reasons:
+            record["gate"]["passed"] = False
+            record["gate"]["reasons"].extend(diff.gate_reasons)
+        diff_text = render_baseline(diff.newly_missed, diff.newly_caught, diff.baseline)
+    if args.save_capture:
+        Path(args.save_capture).write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    if args.history:
+        append_records(args.history, [record])
+    if args.json:
+        print(json.dumps(record, indent=2))
+    else:
+        print(render_record(record))
+        if diff_text:
+            print(diff_text)
+    return record_exit_code(record)

@@ -1,0 +1,66 @@
+"""The corpus on disk: find it, read it into :class:`CorpusData` (the edge of DESIGN §3).
+
+An installed wheel carries the corpus as package data (``_data/seeds``); a source
+checkout uses the repository's ``seeds/``. Hidden files and READMEs are not corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from redline_canary.corpus_model import KINDS, CorpusData, parse_rules
+from redline_canary.errors import BadInput
+from redline_canary.markers import Problem
+
+_SKIP_NAMES = {"README.md", ".DS_Store"}
+
+
+def default_corpus_dir() -> Path:
+    packaged = Path(__file__).resolve().parent / "_data" / "seeds"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "seeds"
+
+
+def load_corpus(root: Path | str | None = None) -> CorpusData:
+    """Read rules.yml and every stack's files; raises BadInput if the folder is unusable."""
+    base = Path(root) if root is not None else default_corpus_dir()
+    label = str(root) if root is not None else str(base)
+    if not base.is_dir():
+        raise BadInput(f"{label}: corpus folder not found")
+    rules_path = base / "rules.yml"
+    problems: list[Problem] = []
+    try:
+        doc = yaml.safe_load(rules_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput(f"{rules_path}: rules catalog not found") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
+        raise BadInput(f"{rules_path}:{line}: not valid YAML") from None
+    rules, rule_problems = parse_rules(doc, str(rules_path))
+    problems += rule_problems
+    files: dict[str, dict[str, dict[str, bytes]]] = {}
+    for kind in KINDS:
+        kind_dir = base / kind
+        if not kind_dir.is_dir():
+            continue
+        for stack_dir in sorted(p for p in kind_dir.iterdir() if p.is_dir()):
+            stack_files = files.setdefault(stack_dir.name, {k: {} for k in KINDS})
+            for path in sorted(stack_dir.rglob("*")):
+                rel = path.relative_to(stack_dir).as_posix()
+                if not path.is_file() or path.name in _SKIP_NAMES or any(
+                    part.startswith(".") for part in Path(rel).parts
+                ):
+                    continue
+                stack_files[kind][rel] = path.read_bytes()
+    if not files:
+        raise BadInput(f"{label}: no stacks under seeded/ or clean/")
+    return CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems)
+
+
+def require_stack(corpus: CorpusData, stack: str) -> None:
+    if stack not in corpus.files:
+        known = ", ".join(corpus.stacks)
+        raise BadInput(f"{corpus.label}: unknown stack {stack!r} (known: {known})")

@@ -1,0 +1,259 @@
+"""The corpus as data: rules, stacks, parsed files, lint, fingerprint, publication (DESIGN §3–§4).
+
+Pure: the filesystem edge (``corpus.py``) reads bytes into :class:`CorpusData`; everything
+here works on that, so lint and the fingerprint are testable without a disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from redline_canary.markers import RULE_ID, Marker, ParsedFile, Problem, parse_file
+from redline_canary.publication import (
+    PublishedFile,
+    PublishedMarker,
+    publish_file,
+    publish_markers,
+)
+from redline_canary.secrets import find_provider_secrets
+from redline_canary.severity import SCALE, Severity
+
+KINDS = ("seeded", "clean")
+TWIN_WINDOW = 4
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    severity: Severity
+    cwe: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"title": self.title, "severity": self.severity.name, "cwe": self.cwe}
+
+
+@dataclass
+class CorpusData:
+    """Raw corpus: ``files[stack][kind][relative path] = bytes``; ``label`` prefixes paths."""
+
+    label: str
+    rules: dict[str, Rule]
+    files: dict[str, dict[str, dict[str, bytes]]]
+    problems: list[Problem] = field(default_factory=list)  # rules.yml and decoding problems
+
+    @property
+    def stacks(self) -> list[str]:
+        return sorted(self.files)
+
+    def display(self, kind: str, stack: str, rel: str) -> str:
+        return f"{self.label}/{kind}/{stack}/{rel}" if self.label else f"{kind}/{stack}/{rel}"
+
+
+def parse_rules(doc: Any, source: str) -> tuple[dict[str, Rule], list[Problem]]:
+    """rules.yml → catalog; problems carry the YAML key path."""
+    problems: list[Problem] = []
+    rules: dict[str, Rule] = {}
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("rules"), Mapping):
+        return rules, [Problem(source, 1, "key 'rules' must be a mapping of rule id to rule")]
+    for rule_id, body in doc["rules"].items():
+        where = f"rules.{rule_id}"
+        if not isinstance(rule_id, str) or not RULE_ID.match(rule_id):
+            problems.append(Problem(source, 1, f"{where}: malformed rule id"))
+            continue
+        if not isinstance(body, Mapping):
+            problems.append(Problem(source, 1, f"{where}: must be a mapping"))
+            continue
+        try:
+            severity = Severity.parse(str(body.get("severity", "")))
+        except ValueError as exc:
+            problems.append(Problem(source, 1, f"{where}.severity: {exc}"))
+            continue
+        title = body.get("title")
+        if not isinstance(title, str) or not title.strip():
+            problems.append(Problem(source, 1, f"{where}.title: missing"))
+            continue
+        cwe = body.get("cwe")
+        if cwe is not None and not isinstance(cwe, int):
+            problems.append(Problem(source, 1, f"{where}.cwe: must be an integer"))
+            continue
+        rules[rule_id] = Rule(rule_id, title.strip(), severity, cwe)
+    return rules, problems
+
+
+@dataclass
+class StackView:
+    """One stack's parsed files of one kind."""
+
+    stack: str
+    kind: str
+    parsed: dict[str, ParsedFile]
+    trailing_newline: dict[str, bool]
+    problems: list[Problem]
+
+    @property
+    def markers(self) -> list[Marker]:
+        return [m for rel in sorted(self.parsed) for m in self.parsed[rel].markers]
+
+    @property
+    def seeds(self) -> list[Marker]:
+        return [m for m in self.markers if m.kind == "seed"]
+
+
+def view(corpus: CorpusData, stack: str, kind: str) -> StackView:
+    """Parse one stack/kind; decoding problems become lint problems."""
+    parsed: dict[str, ParsedFile] = {}
+    newline: dict[str, bool] = {}
+    problems: list[Problem] = []
+    for rel, data in sorted(corpus.files.get(stack, {}).get(kind, {}).items()):
+        shown = corpus.display(kind, stack, rel)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(Problem(shown, 1, "file is not UTF-8 text"))
+            continue
+        pf = parse_file(rel, text)
+        parsed[rel] = pf
+        newline[rel] = data.endswith(b"\n")
+        problems.extend(Problem(shown, p.line, p.message) for p in pf.problems)
+    return StackView(stack, kind, parsed, newline, problems)
+
+
+def publish(
+    corpus: CorpusData, stack: str, kind: str, mode: str, prefix: str = ""
+) -> tuple[list[PublishedFile], list[PublishedMarker]]:
+    """What gets pushed for one PR, and every marker where the reviewer will see it."""
+    v = view(corpus, stack, kind)
+    files: list[PublishedFile] = []
+    markers: list[PublishedMarker] = []
+    for rel, pf in sorted(v.parsed.items()):
+        pub = publish_file(pf, mode, prefix, v.trailing_newline[rel])
+        files.append(pub)
+        markers.extend(publish_markers(pf, pub))
+    return files, markers
+
+
+def fingerprint(corpus: CorpusData, stack: str) -> str:
+    """sha256 over sorted (relative path, bytes) of both kinds plus the cited rules."""
+    digest = hashlib.sha256()
+    entries = sorted(
+        (f"{kind}/{rel}", data)
+        for kind in KINDS
+        for rel, data in corpus.files.get(stack, {}).get(kind, {}).items()
+    )
+    for path, data in entries:
+        digest.update(path.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+    cited = sorted({m.rule for m in view(corpus, stack, "seeded").seeds})
+    catalog = {r: corpus.rules[r].as_json() for r in cited if r in corpus.rules}
+    digest.update(json.dumps(catalog, sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def summary(corpus: CorpusData, stack: str) -> dict[str, Any]:
+    """The ``corpus show --json`` entry of one stack."""
+    seeds = view(corpus, stack, "seeded").seeds
+    by_sev = {s.name: sum(m.severity == s for m in seeds) for s in SCALE}
+    return {
+        "files": len(corpus.files.get(stack, {}).get("seeded", {})),
+        "markers": len(seeds),
+        "by_severity": by_sev,
+        "structural": sum(m.structural for m in seeds),
+        "borderline": sum(
+            m.kind == "borderline"
+            for kind in KINDS for m in view(corpus, stack, kind).markers
+        ),
+        "fingerprint": fingerprint(corpus, stack),
+    }
+
+
+def lint(corpus: CorpusData) -> list[Problem]:
+    """Every DESIGN §3 lint problem, all at once, in a stable order."""
+    problems = list(corpus.problems)
+    for stack in corpus.stacks:
+        seeded = view(corpus, stack, "seeded")
+        clean = view(corpus, stack, "clean")
+        problems += seeded.problems + clean.problems
+        problems += _catalog_problems(corpus, seeded)
+        problems += _twin_problems(corpus, seeded, clean)
+        for kind in KINDS:
+            for rel, data in sorted(corpus.files[stack].get(kind, {}).items()):
+                text = data.decode("utf-8", errors="replace")
+                for line, provider in find_provider_secrets(text):
+                    problems.append(Problem(
+                        corpus.display(kind, stack, rel), line,
+                        f"string shaped like a real {provider} (push protection would block it)",
+                    ))
+    return problems
+
+
+def _catalog_problems(corpus: CorpusData, seeded: StackView) -> list[Problem]:
+    problems: list[Problem] = []
+    first_seen: dict[tuple[str, int], str] = {}
+    for rel in sorted(seeded.parsed):
+        shown = corpus.display("seeded", seeded.stack, rel)
+        for m in seeded.parsed[rel].markers:
+            key = (m.kind, m.n)
+            label = "SEED" if m.kind == "seed" else "BORDERLINE"
+            if key in first_seen:
+                problems.append(Problem(shown, m.marker_line,
+                                        f"duplicate {label} {m.n} (first at {first_seen[key]})"))
+            else:
+                first_seen[key] = f"{shown}:{m.marker_line}"
+            if m.kind != "seed":
+                continue
+            rule = corpus.rules.get(m.rule)
+            if rule is None:
+                problems.append(Problem(shown, m.marker_line, f"unknown rule {m.rule!r}"))
+            elif m.severity > rule.severity:
+                problems.append(Problem(
+                    shown, m.marker_line,
+                    f"severity {m.severity.name} above rule {m.rule}'s {rule.severity.name}",
+                ))
+    return problems
+
+
+def _twin_problems(corpus: CorpusData, seeded: StackView, clean: StackView) -> list[Problem]:
+    problems: list[Problem] = []
+    stack = seeded.stack
+    seeded_files = set(corpus.files[stack].get("seeded", {}))
+    clean_files = set(corpus.files[stack].get("clean", {}))
+    for rel in sorted(seeded_files - clean_files):
+        problems.append(Problem(corpus.display("seeded", stack, rel), 1,
+                                f"clean twin missing: {corpus.display('clean', stack, rel)}"))
+    for rel in sorted(clean_files - seeded_files):
+        problems.append(Problem(corpus.display("clean", stack, rel), 1,
+                                "clean file has no seeded counterpart"))
+    for rel, pf in sorted(clean.parsed.items()):
+        for m in pf.markers:
+            if m.kind == "seed":
+                problems.append(Problem(corpus.display("clean", stack, rel), m.marker_line,
+                                        f"clean file contains SEED {m.n}"))
+    for rel in sorted(seeded_files & clean_files):
+        if rel not in seeded.parsed or rel not in clean.parsed:
+            continue
+        s_pub = publish_file(seeded.parsed[rel], "blind", "", True)
+        c_pub = publish_file(clean.parsed[rel], "blind", "", True)
+        s_lines = s_pub.text.splitlines()
+        c_text = "\n".join(c_pub.text.splitlines())
+        for m in seeded.parsed[rel].seeds_only():
+            line = s_pub.line_map[m.anchor_line]
+            lo, hi = max(1, line - TWIN_WINDOW), min(len(s_lines), line + TWIN_WINDOW)
+            block = "\n".join(s_lines[lo - 1 : hi])
+            if _contains_block(c_text, block):
+                problems.append(Problem(
+                    corpus.display("seeded", stack, rel), m.marker_line,
+                    f"SEED {m.n}: clean twin identical within ±{TWIN_WINDOW} lines of the "
+                    "anchor (defect not fixed)",
+                ))
+    return problems
+
+
+def _contains_block(text: str, block: str) -> bool:
+    """Whole-line containment of ``block`` in ``text``."""
+    return ("\n" + text + "\n").find("\n" + block + "\n") != -1
+
+

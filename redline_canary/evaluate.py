@@ -1,0 +1,65 @@
+"""From a capture and the corpus to a history record: the scoring pipeline. Pure.
+
+Both ``score`` (offline or live) and ``run`` call :func:`evaluate`, so a number computed
+in CI and one recomputed later from the saved capture are the same number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from redline_canary.capture import comments_from_capture
+from redline_canary.corpus_model import CorpusData, fingerprint, publish
+from redline_canary.matching import DEFAULT_WINDOW
+from redline_canary.profiles.base import Profile
+from redline_canary.scoring import (
+    DEFAULT_FLOOR,
+    GateOptions,
+    Score,
+    build_record,
+    score_pr,
+)
+from redline_canary.severity import Severity
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    stack: str
+    kind: str
+    mode: str = "blind"
+    prefix: str = ""
+    window: int = DEFAULT_WINDOW
+    floor: Severity = DEFAULT_FLOOR
+    gate: GateOptions = field(default_factory=GateOptions)
+
+
+def evaluate(
+    capture: Mapping[str, Any],
+    corpus: CorpusData,
+    settings: ScoreSettings,
+    profile: Profile,
+    meta: Mapping[str, Any],
+    outcome: str | None = None,
+) -> tuple[Score, dict[str, Any]]:
+    """Score one captured PR and build its record (``meta`` supplies identity and clock)."""
+    _files, markers = publish(corpus, settings.stack, settings.kind, settings.mode, settings.prefix)
+    extraction = profile.extract(comments_from_capture(capture))
+    score = score_pr(
+        kind=settings.kind,
+        markers=markers,
+        extraction=extraction,
+        window=settings.window,
+        floor=settings.floor,
+        unrated_by_location=profile.unrated == "location",
+        cites=profile.cites,
+        gate=settings.gate,
+        outcome=outcome,
+    )
+    full_meta = dict(meta)
+    full_meta.setdefault("stack", settings.stack)
+    full_meta.setdefault("mode", settings.mode)
+    full_meta.setdefault("reviewer", profile.name)
+    full_meta.setdefault("corpus_fingerprint", fingerprint(corpus, settings.stack))
+    return score, build_record(score, full_meta)

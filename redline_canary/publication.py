@@ -1,0 +1,92 @@
+"""What the reviewer sees (DESIGN §4): the pushed files and an exact line map.
+
+In blind mode nothing in the pushed text may hint at the answer key: marker lines go,
+trailing marker comments are cut, and a leading header that says "seed", "DO NOT MERGE"
+or names a severity goes too. The line map is what lets a comment on pushed line 40 be
+matched to a marker written on corpus line 47.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from redline_canary.markers import Marker, ParsedFile
+
+MODES = ("blind", "marked")
+
+_HEADER_WORDS = re.compile(
+    r"(?i)\bseed(s|ed)?\b|do not merge|redline|\b(BLOCKER|CRITICAL|MAJOR|MINOR)\b"
+)
+
+
+@dataclass(frozen=True)
+class PublishedMarker:
+    """A marker located where the reviewer sees it."""
+
+    marker: Marker
+    path: str  # pushed path
+    line: int  # pushed line of the anchor
+
+
+@dataclass(frozen=True)
+class PublishedFile:
+    corpus_path: str
+    path: str
+    text: str
+    line_map: dict[int, int]  # corpus line -> pushed line, for every kept line
+
+
+def pushed_path(prefix: str, relative: str) -> str:
+    """``prefix`` is a folder in the canary repo; "" pushes at the root."""
+    prefix = prefix.strip("/")
+    return f"{prefix}/{relative}" if prefix else relative
+
+
+def _header_lines(parsed: ParsedFile) -> set[int]:
+    """Leading comment-only lines that would tell the reviewer this is a test."""
+    dropped: set[int] = set()
+    for number, line in enumerate(parsed.lines, start=1):
+        if number == 1 and line.startswith("#!"):
+            continue
+        if not line.strip():
+            continue
+        if number in parsed.code_lines:
+            break
+        if _HEADER_WORDS.search(line):
+            dropped.add(number)
+    return dropped
+
+
+def publish_file(parsed: ParsedFile, mode: str, prefix: str, trailing_newline: bool) -> PublishedFile:
+    """Render one corpus file for pushing, with its corpus→pushed line map."""
+    path = pushed_path(prefix, parsed.path)
+    if mode == "marked":
+        text = "\n".join(parsed.lines) + ("\n" if trailing_newline else "")
+        return PublishedFile(parsed.path, path, text, {n: n for n in range(1, len(parsed.lines) + 1)})
+    if mode != "blind":
+        raise ValueError(f"unknown mode {mode!r} (expected blind or marked)")
+    dropped = _header_lines(parsed)
+    out: list[str] = []
+    line_map: dict[int, int] = {}
+    for number, line in enumerate(parsed.lines, start=1):
+        if number in dropped:
+            continue
+        spanned = parsed.marker_spans.get(number)
+        if spanned is not None:
+            span, trailing = spanned
+            if not trailing:
+                continue
+            line = (line[: span.start].rstrip() + " " + line[span.end :].strip()).rstrip()
+        out.append(line)
+        line_map[number] = len(out)
+    text = "\n".join(out) + ("\n" if trailing_newline and out else "")
+    return PublishedFile(parsed.path, path, text, line_map)
+
+
+def publish_markers(parsed: ParsedFile, published: PublishedFile) -> list[PublishedMarker]:
+    """Every marker of the file at its pushed anchor line."""
+    return [
+        PublishedMarker(m, published.path, published.line_map[m.anchor_line])
+        for m in parsed.markers
+    ]

@@ -1,0 +1,276 @@
+"""Numbers, outcome and gate for one PR (DESIGN §6), and the history record (DESIGN §8).
+
+Pure: the caller supplies the clock reading (``recorded_at``) and every identity field.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from redline_canary.findings import Finding
+from redline_canary.matching import DEFAULT_WINDOW, Assignment, CitesRule, assign
+from redline_canary.profiles.base import Extraction
+from redline_canary.publication import PublishedMarker
+from redline_canary.severity import SCALE, Severity
+
+SCHEMA_VERSION = 1
+KINDS = ("seeded", "clean")
+OUTCOMES = ("scored", "silent", "error", "cancelled")
+DEFAULT_FLOOR = Severity.MAJOR
+_Z95 = 1.959963984540054
+
+
+def wilson(successes: int, n: int, z: float = _Z95) -> tuple[float, float] | None:
+    """Wilson score interval; None when there is nothing to estimate."""
+    if n <= 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+
+
+def rate(successes: int, n: int) -> float | None:
+    return round(successes / n, 4) if n else None
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    min_recall: float | None = None
+    require_citation: bool = False
+
+
+@dataclass
+class Score:
+    """Everything DESIGN §6 defines for one PR."""
+
+    kind: str
+    outcome: str
+    notice: str | None
+    markers: list[PublishedMarker]
+    findings: list[Finding]
+    assignment: Assignment
+    floor: Severity
+    unrated_by_location: bool
+    gate_passed: bool = False
+    gate_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def seeds(self) -> list[PublishedMarker]:
+        return [m for m in self.markers if m.marker.kind == "seed"]
+
+    def seeds_where(self, status: str) -> list[PublishedMarker]:
+        """Seeds that are caught, undercalled or missed, in corpus order."""
+        by_marker = {id(p.marker): p for p in self.assignment.pairs}
+        out = []
+        for m in self.seeds:
+            pair = by_marker.get(id(m))
+            s = "missed" if pair is None else "caught" if pair.caught else "undercalled"
+            if s == status:
+                out.append(m)
+        return sorted(out, key=lambda m: (m.marker.path, m.marker.n))
+
+    @property
+    def caught(self) -> int:
+        return sum(p.caught for p in self.assignment.pairs)
+
+    @property
+    def undercalled(self) -> int:
+        return sum(not p.caught for p in self.assignment.pairs)
+
+    @property
+    def missed(self) -> int:
+        return len(self.seeds) - len(self.assignment.pairs)
+
+    @property
+    def cited(self) -> int:
+        return sum(p.cited for p in self.assignment.pairs)
+
+    def by_severity(self) -> dict[str, dict[str, int]]:
+        table = {s.name: {"markers": 0, "caught": 0, "undercalled": 0, "missed": 0} for s in SCALE}
+        for m in self.seeds:
+            table[m.marker.severity.name]["markers"] += 1
+        for p in self.assignment.pairs:
+            table[p.marker.marker.severity.name]["caught" if p.caught else "undercalled"] += 1
+        for row in table.values():
+            row["missed"] = row["markers"] - row["caught"] - row["undercalled"]
+        return table
+
+    @property
+    def recall(self) -> float | None:
+        return rate(self.caught, len(self.seeds)) if self.kind == "seeded" else None
+
+    @property
+    def blocker_counts(self) -> tuple[int, int]:
+        row = self.by_severity()["BLOCKER"]
+        return row["caught"], row["markers"]
+
+    @property
+    def blocker_recall(self) -> float | None:
+        return rate(*self.blocker_counts) if self.kind == "seeded" else None
+
+    def _counted_on_clean(self, f: Finding) -> bool:
+        if f.severity is None:
+            return True  # unrated by location: every finding counts
+        return f.severity >= self.floor
+
+    @property
+    def clean_false_positives(self) -> int | None:
+        if self.kind != "clean" or self.outcome != "scored":
+            return None
+        flagged = self.assignment.duplicates + self.assignment.noise
+        return sum(self._counted_on_clean(f) for f in flagged)
+
+    @property
+    def clean_below_floor(self) -> int | None:
+        if self.kind != "clean" or self.outcome != "scored":
+            return None
+        flagged = self.assignment.duplicates + self.assignment.noise
+        return sum(not self._counted_on_clean(f) for f in flagged)
+
+
+def decide_outcome(extraction: Extraction) -> tuple[str, str | None]:
+    """DESIGN §6 outcome from what the reviewer did; silence is never a score."""
+    if extraction.has("error") and not extraction.findings:
+        return "error", extraction.notice("error")
+    if extraction.has("skipped") and not extraction.findings:
+        return "silent", extraction.notice("skipped")
+    if extraction.activity == 0:
+        return "silent", None
+    return "scored", extraction.notice("error", "skipped")
+
+
+def score_pr(
+    *,
+    kind: str,
+    markers: Sequence[PublishedMarker],
+    extraction: Extraction,
+    window: int = DEFAULT_WINDOW,
+    floor: Severity = DEFAULT_FLOOR,
+    unrated_by_location: bool = False,
+    cites: CitesRule | None = None,
+    gate: GateOptions | None = None,
+    outcome: str | None = None,
+) -> Score:
+    """Match, count and gate one PR. ``outcome`` overrides (e.g. ``cancelled``)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r} (expected seeded or clean)")
+    decided, notice = decide_outcome(extraction)
+    final = outcome or decided
+    findings = list(extraction.findings) if final == "scored" else []
+    score = Score(
+        kind=kind, outcome=final, notice=notice, markers=list(markers), findings=findings,
+        assignment=assign(markers, findings, window, cites), floor=floor,
+        unrated_by_location=unrated_by_location,
+    )
+    score.gate_passed, score.gate_reasons = _gate(score, gate or GateOptions())
+    return score
+
+
+def _gate(score: Score, options: GateOptions) -> tuple[bool, list[str]]:
+    if score.outcome != "scored":
+        reason = f"reviewer {score.outcome}"
+        return False, [f"{reason}: {score.notice}" if score.notice else reason]
+    reasons: list[str] = []
+    if score.kind == "seeded":
+        caught, n = score.blocker_counts
+        if n and caught < n:
+            reasons.append(f"blocker recall {caught}/{n} < 1.0")
+        recall = score.recall
+        if options.min_recall is not None and recall is not None and recall < options.min_recall:
+            reasons.append(f"recall {score.caught}/{len(score.seeds)} < {options.min_recall}")
+        if options.require_citation:
+            uncited = [p for p in score.assignment.pairs if p.caught and not p.cited]
+            if uncited:
+                reasons.append(f"{len(uncited)} caught seed(s) without the rule id")
+    else:
+        cfp = score.clean_false_positives or 0
+        if cfp:
+            reasons.append(f"{cfp} clean false positive(s) at or above {score.floor.name}")
+    return not reasons, reasons
+
+
+def _seed_entry(m: PublishedMarker) -> dict[str, Any]:
+    return {
+        "n": m.marker.n,
+        "path": m.marker.path,
+        "line": m.marker.anchor_line,
+        "pushed_path": m.path,
+        "pushed_line": m.line,
+        "severity": m.marker.severity.name,
+        "rule": m.marker.rule,
+        "symbol": m.marker.symbol,
+        "description": m.marker.description,
+    }
+
+
+def build_record(score: Score, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """One history line. ``meta`` carries run_id, attempt, recorded_at, repo, stack, pr,
+    reviewer, mode, corpus_fingerprint, tool_version and optional timings/api_requests."""
+    seeded = score.kind == "seeded"
+    caught_b, n_b = score.blocker_counts
+    record: dict[str, Any] = {
+        "schema": SCHEMA_VERSION,
+        "run_id": meta["run_id"],
+        "attempt": meta.get("attempt", 1),
+        "recorded_at": meta["recorded_at"],
+        "repo": meta["repo"],
+        "stack": meta["stack"],
+        "kind": score.kind,
+        "pr": meta.get("pr"),
+        "reviewer": meta["reviewer"],
+        "mode": meta["mode"],
+        "corpus_fingerprint": meta["corpus_fingerprint"],
+        "outcome": score.outcome,
+        "notice": score.notice,
+        "findings": len(score.findings),
+        "markers": len(score.seeds),
+        "caught": score.caught,
+        "undercalled": score.undercalled,
+        "missed": score.missed,
+        "duplicates": len(score.assignment.duplicates),
+        "borderline": len(score.assignment.borderline),
+        "noise": len(score.assignment.noise),
+        "cited": score.cited,
+        "recall": score.recall,
+        "recall_ci95": wilson(score.caught, len(score.seeds)) if seeded else None,
+        "blocker_recall": score.blocker_recall,
+        "blocker_recall_ci95": wilson(caught_b, n_b) if seeded else None,
+        "by_severity": score.by_severity(),
+        "caught_seeds": [_seed_entry(m) for m in score.seeds_where("caught")],
+        "undercalled_seeds": [_seed_entry(m) for m in score.seeds_where("undercalled")],
+        "missed_seeds": [_seed_entry(m) for m in score.seeds_where("missed")],
+        "clean_false_positives": score.clean_false_positives,
+        "clean_findings_below_floor": score.clean_below_floor,
+        "gate": {"passed": score.gate_passed, "reasons": list(score.gate_reasons)},
+        "tool_version": meta["tool_version"],
+    }
+    if score.outcome != "scored":
+        # Silence is not a score: nothing was measured, so no seed is "missed" and no
+        # rate may be read as "recall 0" or as a clean pass.
+        for key in ("recall", "recall_ci95", "blocker_recall", "blocker_recall_ci95"):
+            record[key] = None
+        record["missed"] = 0
+        record["missed_seeds"] = []
+        for row in record["by_severity"].values():
+            row["missed"] = 0
+    for key in ("timings", "api_requests"):
+        if key in meta:
+            record[key] = dict(meta[key])
+    return record
+
+
+def record_exit_code(record: Mapping[str, Any]) -> int:
+    """The DESIGN §9 exit code one record stands for."""
+    outcome = record.get("outcome")
+    if outcome == "cancelled":
+        return 130
+    if outcome == "silent":
+        return 3
+    if outcome == "error":
+        return 4
+    return 0 if record.get("gate", {}).get("passed") else 1
