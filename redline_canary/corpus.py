@@ -38,7 +38,8 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
         raise BadInput(f"{rules_path}: rules catalog not found") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
-        raise BadInput(f"{rules_path}:{line}: not valid YAML") from None
+        why = getattr(exc, "problem", None) or exc.__class__.__name__
+        raise BadInput(f"{rules_path}:{line}: not valid YAML ({why})") from None
     rules, rule_problems = parse_rules(doc, str(rules_path))
     problems += rule_problems
     files: dict[str, dict[str, dict[str, bytes]]] = {}
