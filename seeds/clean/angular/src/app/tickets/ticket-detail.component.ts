@@ -1,0 +1,190 @@
+import { Component, OnDestroy, OnInit, inject } from '@angular/core';
+import { CommonModule } from '@angular/common';
+import { HttpErrorResponse } from '@angular/common/http';
+import { FormControl, ReactiveFormsModule, Validators } from '@angular/forms';
+import { ActivatedRoute, Router, RouterLink } from '@angular/router';
+import { EMPTY, Subject, interval } from 'rxjs';
+import { catchError, debounceTime, distinctUntilChanged, startWith, switchMap, takeUntil } from 'rxjs/operators';
+
+import { Ticket, TicketComment, TicketPage, TicketService, TicketStatus } from './ticket.service';
+
+const COMMENT_POLL_INTERVAL_MS = 30_000;
+
+@Component({
+  selector: 'app-ticket-detail',
+  standalone: true,
+  imports: [CommonModule, ReactiveFormsModule, RouterLink],
+  templateUrl: './ticket-detail.component.html',
+  styleUrls: ['./ticket-detail.component.scss'],
+})
+export class TicketDetailComponent implements OnInit, OnDestroy {
+  private readonly tickets = inject(TicketService);
+  private readonly route = inject(ActivatedRoute);
+  private readonly router = inject(Router);
+  private readonly destroy$ = new Subject<void>();
+
+  readonly pageSize = 25;
+  readonly searchControl = new FormControl('', { nonNullable: true });
+  readonly replyControl = new FormControl('', {
+    nonNullable: true,
+    validators: [Validators.required, Validators.maxLength(10000)],
+  });
+  readonly internalNoteControl = new FormControl(false, { nonNullable: true });
+
+  ticket: Ticket | null = null;
+  descriptionHtml = '';
+  comments: TicketComment[] = [];
+  commentsFailed = false;
+  related: Ticket[] = [];
+  relatedTotal = 0;
+  searchFailed = false;
+  page = 1;
+  loadError: string | null = null;
+  saving = false;
+
+  ngOnInit(): void {
+    // BORDERLINE 2 non-null assertion relies on the route config (not in this diff) always declaring an :id parameter for this component
+    const ticketId = this.route.snapshot.paramMap.get('id')!;
+    this.loadTicket(ticketId);
+
+    interval(COMMENT_POLL_INTERVAL_MS)
+      .pipe(
+        startWith(0),
+        switchMap(() =>
+          this.tickets.listComments(ticketId).pipe(
+            catchError(() => {
+              this.commentsFailed = true;
+              return EMPTY;
+            }),
+          ),
+        ),
+        takeUntil(this.destroy$),
+      )
+      .subscribe((comments) => {
+        this.commentsFailed = false;
+        this.comments = comments;
+      });
+
+    this.searchControl.valueChanges
+      .pipe(
+        debounceTime(250),
+        distinctUntilChanged(),
+        switchMap((term) =>
+          this.tickets.search({ term, page: 1, pageSize: this.pageSize }).pipe(
+            catchError(() => {
+              this.searchFailed = true;
+              return EMPTY;
+            }),
+          ),
+        ),
+        takeUntil(this.destroy$),
+      )
+      .subscribe((result) => this.applySearch(result));
+  }
+
+  ngOnDestroy(): void {
+    this.destroy$.next();
+    this.destroy$.complete();
+  }
+
+  get totalPages(): number {
+    return Math.max(1, Math.ceil(this.relatedTotal / this.pageSize));
+  }
+
+  goToPage(page: number): void {
+    if (page < 1 || page > this.totalPages || page === this.page) {
+      return;
+    }
+    this.tickets
+      .search({ term: this.searchControl.value, page, pageSize: this.pageSize })
+      .pipe(takeUntil(this.destroy$))
+      .subscribe((result) => this.applySearch(result));
+  }
+
+  statusLabel(status: TicketStatus): string {
+    switch (status) {
+      case TicketStatus.Open:
+        return 'Open';
+      case TicketStatus.Escalated:
+        return 'Escalated';
+      case TicketStatus.Pending:
+        return 'Waiting on customer';
+      case TicketStatus.Resolved:
+        return 'Resolved';
+      case TicketStatus.Closed:
+        return 'Closed';
+      default:
+        return 'Unknown';
+    }
+  }
+
+  sendReply(): void {
+    if (!this.ticket || this.replyControl.invalid || this.saving) {
+      return;
+    }
+    this.saving = true;
+    const ticketId = this.ticket.id;
+    this.tickets
+      .addComment(ticketId, this.replyControl.value, this.internalNoteControl.value)
+      .pipe(takeUntil(this.destroy$))
+      .subscribe({
+        next: (comment) => {
+          this.comments = [...this.comments, comment];
+          this.replyControl.reset();
+          this.saving = false;
+        },
+        error: () => {
+          this.loadError = 'Your reply was not sent. Please try again.';
+          this.saving = false;
+        },
+      });
+  }
+
+  closeTicket(): void {
+    if (!this.ticket || this.saving) {
+      return;
+    }
+    this.saving = true;
+    this.tickets.updateStatus(this.ticket.id, TicketStatus.Closed).subscribe({
+      next: () => {
+        const returnUrl = this.route.snapshot.queryParamMap.get('returnUrl');
+        const target = returnUrl && returnUrl.startsWith('/') && !returnUrl.startsWith('//') ? returnUrl : '/tickets';
+        void this.router.navigateByUrl(target);
+      },
+      error: () => {
+        this.loadError = 'Closing the ticket failed. Please try again.';
+        this.saving = false;
+      },
+    });
+  }
+
+  trackById(_index: number, item: { id: string }): string {
+    return item.id;
+  }
+
+  private loadTicket(id: string): void {
+    this.tickets
+      .getTicket(id)
+      .pipe(takeUntil(this.destroy$))
+      .subscribe({
+        next: (ticket) => {
+          this.ticket = ticket;
+          this.descriptionHtml = ticket.descriptionHtml;
+        },
+        error: (err: unknown) => {
+          if (err instanceof HttpErrorResponse && err.status === 404) {
+            void this.router.navigate(['/tickets'], { queryParams: { missing: id } });
+            return;
+          }
+          this.loadError = 'This ticket could not be loaded.';
+        },
+      });
+  }
+
+  private applySearch(result: TicketPage): void {
+    this.searchFailed = false;
+    this.related = result.items.filter((t) => t.id !== this.ticket?.id);
+    this.relatedTotal = result.total;
+    this.page = result.page;
+  }
+}

@@ -1,0 +1,140 @@
+import { Injectable, inject } from '@angular/core';
+import { HttpClient, HttpErrorResponse, HttpHeaders, HttpParams } from '@angular/common/http';
+import { Observable, throwError, timer } from 'rxjs';
+import { catchError, map, retry } from 'rxjs/operators';
+
+import { environment } from '../../environments/environment';
+
+export enum TicketStatus {
+  Open = 'open',
+  Pending = 'pending',
+  Escalated = 'escalated',
+  Resolved = 'resolved',
+  Closed = 'closed',
+}
+
+export type TicketPriority = 'low' | 'normal' | 'high' | 'urgent';
+
+export interface Agent {
+  id: string;
+  name: string;
+  avatarUrl: string;
+}
+
+export interface Ticket {
+  id: string;
+  subject: string;
+  descriptionHtml: string;
+  status: TicketStatus;
+  priority: TicketPriority;
+  requesterEmail: string;
+  assignee: Agent | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TicketComment {
+  id: string;
+  ticketId: string;
+  authorName: string;
+  body: string;
+  internal: boolean;
+  createdAt: string;
+}
+
+export interface TicketPage {
+  items: Ticket[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+export interface TicketQuery {
+  term: string;
+  status?: TicketStatus;
+  page: number;
+  pageSize: number;
+}
+
+interface CommentListResponse {
+  comments: TicketComment[];
+  nextCursor: string | null;
+}
+
+const MAX_READ_RETRIES = 3;
+const RETRY_BASE_DELAY_MS = 500;
+
+function isRetryable(error: unknown): boolean {
+  return error instanceof HttpErrorResponse && (error.status === 0 || error.status >= 500);
+}
+
+/**
+ * Data access for the agent console's ticket workspace.
+ *
+ * All requests go through the backend's support proxy, which authenticates the agent and
+ * holds the desk vendor credentials; components never build URLs themselves.
+ */
+@Injectable({ providedIn: 'root' })
+export class TicketService {
+  private readonly http = inject(HttpClient);
+  private readonly baseUrl = `${environment.apiBaseUrl}/support/tickets`;
+
+  search(query: TicketQuery): Observable<TicketPage> {
+    let params = new HttpParams()
+      .set('q', query.term)
+      .set('page', query.page)
+      .set('pageSize', query.pageSize);
+    if (query.status) {
+      params = params.set('status', query.status);
+    }
+    return this.http.get<TicketPage>(this.baseUrl, { headers: this.deskHeaders(), params });
+  }
+
+  getTicket(id: string): Observable<Ticket> {
+    return this.http
+      .get<Ticket>(`${this.baseUrl}/${encodeURIComponent(id)}`, { headers: this.deskHeaders() })
+      .pipe(
+        retry({
+          count: MAX_READ_RETRIES,
+          delay: (error: unknown, retryCount: number) =>
+            isRetryable(error) ? timer(RETRY_BASE_DELAY_MS * 2 ** (retryCount - 1)) : throwError(() => error),
+        }),
+      );
+  }
+
+  listComments(ticketId: string): Observable<TicketComment[]> {
+    return this.http
+      .get<CommentListResponse>(`${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`, {
+        headers: this.deskHeaders(),
+      })
+      .pipe(
+        map((res) => res.comments),
+        catchError((err: unknown) => {
+          console.error(`Loading comments for ticket ${ticketId} failed`, err);
+          return throwError(() => err);
+        }),
+      );
+  }
+
+  addComment(ticketId: string, body: string, internal: boolean): Observable<TicketComment> {
+    return this.http.post<TicketComment>(
+      `${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`,
+      { body, internal },
+      { headers: this.deskHeaders() },
+    );
+  }
+
+  updateStatus(ticketId: string, status: TicketStatus): Observable<Ticket> {
+    return this.http.patch<Ticket>(
+      `${this.baseUrl}/${encodeURIComponent(ticketId)}`,
+      { status },
+      { headers: this.deskHeaders() },
+    );
+  }
+
+  private deskHeaders(): HttpHeaders {
+    return new HttpHeaders({
+      'X-Desk-Client': 'agent-console',
+    });
+  }
+}

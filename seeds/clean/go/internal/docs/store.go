@@ -1,0 +1,177 @@
+package docs
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+)
+
+// ErrNotFound is returned when a row does not exist or is not visible to the caller.
+var ErrNotFound = errors.New("not found")
+
+type Document struct {
+	ID          int64     `json:"id"`
+	OwnerID     int64     `json:"owner_id"`
+	Title       string    `json:"title"`
+	ContentType string    `json:"content_type"`
+	BlobKey     string    `json:"-"`
+	Size        int64     `json:"size_bytes"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+type ShareLink struct {
+	Token      string
+	DocumentID int64
+	ExpiresAt  time.Time
+}
+
+type Store struct {
+	db *sql.DB
+}
+
+func NewStore(db *sql.DB) *Store {
+	return &Store{db: db}
+}
+
+const documentColumns = "id, owner_id, title, content_type, blob_key, size_bytes, created_at"
+
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+func scanDocument(row scanner) (Document, error) {
+	var d Document
+	err := row.Scan(&d.ID, &d.OwnerID, &d.Title, &d.ContentType, &d.BlobKey, &d.Size, &d.CreatedAt)
+	return d, err
+}
+
+func (s *Store) Get(ctx context.Context, id int64) (Document, error) {
+	d, err := scanDocument(s.db.QueryRowContext(ctx,
+		"SELECT "+documentColumns+" FROM documents WHERE id = $1 AND deleted_at IS NULL", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Document{}, ErrNotFound
+	}
+	return d, err
+}
+
+func (s *Store) ListByOwner(ctx context.Context, ownerID int64, limit int) ([]Document, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+documentColumns+" FROM documents WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC LIMIT $2", ownerID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	docs := []Document{}
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+	return docs, rows.Err()
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// Search matches the caller's documents whose title contains q.
+func (s *Store) Search(ctx context.Context, ownerID int64, q string) ([]Document, error) {
+	query := "SELECT " + documentColumns + " FROM documents WHERE owner_id = $1 AND deleted_at IS NULL" +
+		" AND title ILIKE '%' || $2 || '%' ORDER BY created_at DESC LIMIT 50"
+	rows, err := s.db.QueryContext(ctx, query, ownerID, likeEscaper.Replace(q))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	docs := []Document{}
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+	return docs, rows.Err()
+}
+
+func (s *Store) Create(ctx context.Context, d Document) (Document, error) {
+	err := s.db.QueryRowContext(ctx,
+		"INSERT INTO documents (owner_id, title, content_type, blob_key, size_bytes)"+
+			" VALUES ($1, $2, $3, $4, $5) RETURNING id, created_at",
+		d.OwnerID, d.Title, d.ContentType, d.BlobKey, d.Size).Scan(&d.ID, &d.CreatedAt)
+	return d, err
+}
+
+func (s *Store) SoftDelete(ctx context.Context, id, ownerID int64) error {
+	res, err := s.db.ExecContext(ctx,
+		"UPDATE documents SET deleted_at = now() WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL",
+		id, ownerID)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// PurgeDeletedBefore removes documents trashed before cutoff and returns their blob keys.
+func (s *Store) PurgeDeletedBefore(ctx context.Context, cutoff time.Time) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx,
+		"DELETE FROM documents WHERE deleted_at IS NOT NULL AND deleted_at < $1 RETURNING blob_key", cutoff)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return nil, err
+		}
+		keys = append(keys, key)
+	}
+	return keys, rows.Err()
+}
+
+func newShareToken() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func (s *Store) CreateShare(ctx context.Context, documentID int64, expiresAt time.Time) (ShareLink, error) {
+	token, err := newShareToken()
+	if err != nil {
+		return ShareLink{}, err
+	}
+	link := ShareLink{Token: token, DocumentID: documentID, ExpiresAt: expiresAt.UTC()}
+	_, err = s.db.ExecContext(ctx,
+		"INSERT INTO share_links (token, document_id, expires_at) VALUES ($1, $2, $3)",
+		link.Token, link.DocumentID, link.ExpiresAt)
+	return link, err
+}
+
+func (s *Store) ResolveShare(ctx context.Context, token string) (ShareLink, Document, error) {
+	link := ShareLink{Token: token}
+	row := s.db.QueryRowContext(ctx,
+		"SELECT l.document_id, l.expires_at, d.id, d.owner_id, d.title, d.content_type, d.blob_key,"+
+			" d.size_bytes, d.created_at FROM share_links l JOIN documents d ON d.id = l.document_id"+
+			" WHERE l.token = $1 AND d.deleted_at IS NULL", token)
+	var d Document
+	err := row.Scan(&link.DocumentID, &link.ExpiresAt,
+		&d.ID, &d.OwnerID, &d.Title, &d.ContentType, &d.BlobKey, &d.Size, &d.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ShareLink{}, Document{}, ErrNotFound
+	}
+	return link, d, err
+}

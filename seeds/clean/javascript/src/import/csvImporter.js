@@ -1,0 +1,199 @@
+/**
+ * Imports customer records from a CSV export of another billing system.
+ *
+ * Headers map onto nested fields with dot notation ("billing.country"), so a
+ * file exported from most CRMs can be imported without a mapping step.
+ * Opening balances are converted to the account's currency on the way in.
+ */
+
+const FX_ENDPOINT = 'https://api.ratefeed.io/v2/latest';
+const FX_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_ROWS = 10_000;
+const MAX_FILE_CHARS = 5 * 1024 * 1024;
+const MAX_EMAIL_LENGTH = 254;
+const REQUIRED_COLUMNS = ['externalId', 'name', 'email', 'currency', 'openingBalance'];
+
+const EMAIL_PATTERN = /^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$/;
+const SUPPORTED_CURRENCIES = new Set(['USD', 'EUR', 'GBP', 'CAD', 'AUD', 'CHF']);
+
+export class ImportError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ImportError';
+  }
+}
+
+export class FxClient {
+  constructor({ apiKey, baseUrl = FX_ENDPOINT, timeoutMs = FX_TIMEOUT_MS, logger = console } = {}) {
+    if (!apiKey) {
+      throw new TypeError('FxClient requires an apiKey');
+    }
+    this.apiKey = apiKey;
+    this.baseUrl = baseUrl;
+    this.timeoutMs = timeoutMs;
+    this.logger = logger;
+  }
+
+  async rate(from, to) {
+    const url = `${this.baseUrl}?base=${encodeURIComponent(from)}&symbols=${encodeURIComponent(to)}`;
+    const response = await fetch(url, {
+      headers: { Authorization: `Bearer ${this.apiKey}` },
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    if (!response.ok) {
+      this.logger.error(`FX rate request failed (${response.status}) for ${from}->${to}`);
+      throw new Error(`FX rate request failed with status ${response.status}`);
+    }
+    const body = await response.json();
+    const rate = body?.rates?.[to];
+    if (typeof rate !== 'number' || !(rate > 0)) {
+      throw new Error(`FX provider returned no usable ${from}->${to} rate`);
+    }
+    return rate;
+  }
+}
+
+/**
+ * RFC 4180 parser: quoted fields, doubled quotes, CRLF or LF line endings.
+ * @returns {string[][]}
+ */
+export function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let inQuotes = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inQuotes) {
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') {
+        inQuotes = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch === '"') {
+      inQuotes = true;
+    } else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') {
+        i++;
+      }
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else {
+      field += ch;
+    }
+  }
+  if (inQuotes) {
+    throw new ImportError('Unterminated quoted field');
+  }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows.filter((r) => !(r.length === 1 && r[0].trim() === ''));
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
+
+function setPath(target, dottedKey, value) {
+  const keys = dottedKey.split('.');
+  if (keys.some((key) => key === '' || FORBIDDEN_KEYS.has(key))) {
+    throw new ImportError(`Unsupported column name: ${dottedKey}`);
+  }
+  let node = target;
+  for (let i = 0; i < keys.length - 1; i++) {
+    if (!Object.hasOwn(node, keys[i]) || typeof node[keys[i]] !== 'object' || node[keys[i]] === null) {
+      node[keys[i]] = {};
+    }
+    node = node[keys[i]];
+  }
+  node[keys[keys.length - 1]] = value;
+}
+
+function toRecord(columns, cells) {
+  if (cells.length !== columns.length) {
+    throw new ImportError(`Expected ${columns.length} fields, found ${cells.length}`);
+  }
+  const record = {};
+  columns.forEach((column, index) => setPath(record, column, cells[index].trim()));
+  return record;
+}
+
+function normalise(record) {
+  if (!record.externalId || !record.name) {
+    throw new ImportError('externalId and name are required');
+  }
+  if (record.email.length > MAX_EMAIL_LENGTH || !EMAIL_PATTERN.test(record.email)) {
+    throw new ImportError(`Invalid e-mail address: ${record.email}`);
+  }
+  const currency = record.currency.toUpperCase();
+  if (!SUPPORTED_CURRENCIES.has(currency)) {
+    throw new ImportError(`Invalid currency: ${record.currency}`);
+  }
+  const balance = /^(-)?(\d{1,13})(?:\.(\d{1,2}))?$/.exec(record.openingBalance);
+  if (!balance) {
+    throw new ImportError(`Invalid opening balance: ${record.openingBalance}`);
+  }
+  const [, sign, whole, fraction = ''] = balance;
+  const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+  const { openingBalance, ...rest } = record;
+  return { ...rest, currency, balanceCents: sign ? -cents : cents };
+}
+
+/**
+ * @param {string} csvText
+ * @param {{ fx: FxClient, accountCurrency?: string, maxRows?: number }} options
+ * @returns {Promise<{ accepted: object[], rejected: { line: number, reason: string }[] }>}
+ */
+export async function importCustomers(csvText, { fx, accountCurrency = 'USD', maxRows = DEFAULT_MAX_ROWS }) {
+  if (csvText.length > MAX_FILE_CHARS) {
+    throw new ImportError('The file is too large to import');
+  }
+  const [header, ...rows] = parseCsv(csvText);
+  if (!header) {
+    throw new ImportError('The file is empty');
+  }
+  if (rows.length > maxRows) {
+    throw new ImportError(`At most ${maxRows} rows can be imported at once`);
+  }
+  const columns = header.map((name) => name.trim());
+  const missing = REQUIRED_COLUMNS.filter((name) => !columns.includes(name));
+  if (missing.length > 0) {
+    throw new ImportError(`Missing columns: ${missing.join(', ')}`);
+  }
+
+  const accepted = [];
+  const rejected = [];
+  rows.forEach((cells, index) => {
+    try {
+      accepted.push(normalise(toRecord(columns, cells)));
+    } catch (err) {
+      if (!(err instanceof ImportError)) {
+        throw err;
+      }
+      rejected.push({ line: index + 2, reason: err.message });
+    }
+  });
+
+  const rates = new Map();
+  for (const currency of new Set(accepted.map((record) => record.currency))) {
+    if (currency !== accountCurrency) {
+      rates.set(currency, await fx.rate(currency, accountCurrency));
+    }
+  }
+  for (const record of accepted) {
+    if (record.currency !== accountCurrency) {
+      const rate = rates.get(record.currency);
+      record.balanceCents = Math.round(record.balanceCents * rate);
+      record.currency = accountCurrency;
+    }
+  }
+  return { accepted, rejected };
+}

@@ -1,0 +1,151 @@
+package com.lumen.subs
+
+import io.ktor.client.HttpClient
+import io.ktor.client.call.body
+import io.ktor.client.request.get
+import io.ktor.http.HttpStatusCode
+import io.ktor.http.encodeURLPathPart
+import io.ktor.server.plugins.BadRequestException
+import kotlinx.serialization.Serializable
+import kotlinx.serialization.SerializationException
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
+import org.slf4j.LoggerFactory
+import java.time.Duration
+import java.time.Instant
+import java.time.OffsetDateTime
+import java.time.ZoneOffset
+import java.util.concurrent.ConcurrentHashMap
+
+@Serializable
+data class Plan(val code: String, val name: String, val priceMinor: Long, val currency: String)
+
+interface PlanCatalog {
+    suspend fun fetch(code: String): Plan?
+}
+
+/** Reads plans from the catalog service and keeps them for a few minutes. */
+class HttpPlanCatalog(private val client: HttpClient, private val baseUrl: String) : PlanCatalog {
+    private data class CachedPlan(val plan: Plan, val expiresAt: Instant)
+
+    private val cache = ConcurrentHashMap<String, CachedPlan>()
+
+    override suspend fun fetch(code: String): Plan? {
+        val now = Instant.now()
+        cache[code]?.takeIf { it.expiresAt.isAfter(now) }?.let { return it.plan }
+        val response = client.get("$baseUrl/plans/${code.encodeURLPathPart()}")
+        if (response.status == HttpStatusCode.NotFound) {
+            return null
+        }
+        val plan = response.body<Plan>()
+        cache[code] = CachedPlan(plan, now.plus(CACHE_TTL))
+        return plan
+    }
+
+    private companion object {
+        val CACHE_TTL: Duration = Duration.ofMinutes(5)
+    }
+}
+
+/** Failed payment attempts after which a subscription is suspended instead of past due. */
+private const val MAX_PAYMENT_ATTEMPTS = 4
+
+/** End of a new or renewed monthly billing period. */
+fun nextPeriodEnd(): Instant =
+    OffsetDateTime.now(ZoneOffset.UTC).plusMonths(1).toInstant()
+
+sealed class BillingEvent {
+    abstract val id: String
+    abstract val subscriptionId: Long
+
+    data class PaymentSucceeded(
+        override val id: String,
+        override val subscriptionId: Long,
+        val amountMinor: Long,
+        val currency: String,
+    ) : BillingEvent()
+
+    data class PaymentFailed(
+        override val id: String,
+        override val subscriptionId: Long,
+        val attempt: Int,
+        val reason: String,
+    ) : BillingEvent()
+
+    data class ChargebackOpened(
+        override val id: String,
+        override val subscriptionId: Long,
+        val disputeId: String,
+        val amountMinor: Long,
+    ) : BillingEvent()
+
+    data class SubscriptionCanceled(
+        override val id: String,
+        override val subscriptionId: Long,
+    ) : BillingEvent()
+
+    companion object {
+        private val json = Json { ignoreUnknownKeys = true }
+
+        private fun JsonObject.text(key: String): String =
+            this[key]?.jsonPrimitive?.content ?: throw BadRequestException("event field '$key' is missing")
+
+        private fun JsonObject.number(key: String): Long = text(key).toLongOrNull()
+            ?: throw BadRequestException("event field '$key' is not a number")
+
+        /** Parses a provider event; returns null for event types this service does not consume. */
+        fun parse(payload: String): BillingEvent? {
+            val root = try {
+                json.parseToJsonElement(payload).jsonObject
+            } catch (e: SerializationException) {
+                throw BadRequestException("event is not a JSON object", e)
+            } catch (e: IllegalArgumentException) {
+                throw BadRequestException("event is not a JSON object", e)
+            }
+            val data = root["data"] as? JsonObject ?: throw BadRequestException("event has no data")
+            val id = root.text("id")
+            val subscriptionId = data.number("subscription_id")
+            return when (root.text("type")) {
+                "payment.succeeded" -> PaymentSucceeded(id, subscriptionId, data.number("amount"), data.text("currency"))
+                "payment.failed" -> PaymentFailed(id, subscriptionId, data.number("attempt").toInt(), data.text("reason"))
+                "chargeback.opened" -> ChargebackOpened(id, subscriptionId, data.text("dispute_id"), data.number("amount"))
+                "subscription.canceled" -> SubscriptionCanceled(id, subscriptionId)
+                else -> null
+            }
+        }
+    }
+}
+
+class BillingEventProcessor(private val repository: SubscriptionRepository) {
+    private val log = LoggerFactory.getLogger(BillingEventProcessor::class.java)
+
+    /** Applies an event exactly once: the event id is recorded in the same transaction as its effect. */
+    suspend fun handle(event: BillingEvent) {
+        repository.transaction { tx ->
+            if (!tx.claimEvent(event.id)) {
+                log.info("event {} already processed", event.id)
+                return@transaction
+            }
+            apply(tx, event)
+        }
+    }
+
+    private fun apply(tx: SubscriptionRepository.Tx, event: BillingEvent) {
+        when (event) {
+            is BillingEvent.PaymentSucceeded -> tx.renew(event.subscriptionId, nextPeriodEnd())
+            is BillingEvent.ChargebackOpened -> {
+                tx.setStatus(event.subscriptionId, SubscriptionStatus.SUSPENDED)
+                log.warn("chargeback {} opened on subscription {}", event.disputeId, event.subscriptionId)
+            }
+            is BillingEvent.PaymentFailed -> {
+                val status = if (event.attempt >= MAX_PAYMENT_ATTEMPTS) SubscriptionStatus.SUSPENDED else SubscriptionStatus.PAST_DUE
+                tx.setStatus(event.subscriptionId, status)
+                log.warn("payment attempt {} failed for subscription {}: {}", event.attempt, event.subscriptionId, event.reason)
+            }
+            is BillingEvent.SubscriptionCanceled -> tx.setStatus(event.subscriptionId, SubscriptionStatus.CANCELED)
+        }
+    }
+}

@@ -1,0 +1,228 @@
+"""Consumes payment events from RabbitMQ and moves orders through their payment states."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import time
+from datetime import datetime, timezone
+from decimal import Decimal
+from enum import Enum
+from pathlib import Path
+from typing import Any, Callable
+
+import pika
+import psycopg2
+
+log = logging.getLogger("orders.payment_events")
+
+EXCHANGE = "payments.events"
+QUEUE = "orders.payment-events"
+RETRY_EXCHANGE = "orders.payment-events.retry"
+RETRY_QUEUE = "orders.payment-events.retry"
+PARKING_QUEUE = "orders.payment-events.parked"
+RETRY_DELAY_MS = 30_000
+MAX_ATTEMPTS = 5
+HEARTBEAT_FILE = Path(os.environ.get("HEARTBEAT_FILE", "/tmp/heartbeat"))
+HEARTBEAT_INTERVAL_S = 15
+
+
+class EventType(str, Enum):
+    SETTLED = "payment.settled"
+    FAILED = "payment.failed"
+    REFUNDED = "payment.refunded"
+
+
+class PermanentEventError(Exception):
+    """The event can never be processed (malformed or unknown type); it must not be retried."""
+
+
+def decode_event(body: bytes) -> dict[str, Any]:
+    try:
+        event = json.loads(body, parse_float=Decimal)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PermanentEventError("event body is not valid JSON") from exc
+    if not isinstance(event, dict):
+        raise PermanentEventError("event body is not a JSON object")
+    missing = {"event_id", "type", "order_id"} - set(event)
+    if missing:
+        raise PermanentEventError(f"event is missing fields: {sorted(missing)}")
+    return event
+
+
+def delivery_attempts(properties: pika.BasicProperties) -> int:
+    """How many times the message has already been dead-lettered to the retry queue."""
+    deaths = (properties.headers or {}).get("x-death") or []
+    return sum(int(d.get("count", 0)) for d in deaths if d.get("queue") == QUEUE)
+
+
+class PaymentEventProcessor:
+    def __init__(self, conn: psycopg2.extensions.connection) -> None:
+        self._conn = conn
+        self._handlers: dict[EventType, Callable[[dict[str, Any]], None]] = {
+            EventType.SETTLED: self._on_settled,
+            EventType.FAILED: self._on_failed,
+            EventType.REFUNDED: self._on_refunded,
+        }
+
+    def process(self, event: dict[str, Any]) -> None:
+        try:
+            event_type = EventType(event["type"])
+        except ValueError as exc:
+            raise PermanentEventError(f"unknown event type {event['type']!r}") from exc
+        handler = self._handlers.get(event_type)
+        if handler is None:
+            log.debug("no handler for %s, skipping event %s", event_type.value, event["event_id"])
+            return
+        handler(event)
+
+    def rollback(self) -> None:
+        self._conn.rollback()
+
+    def _on_settled(self, event: dict[str, Any]) -> None:
+        amount = Decimal(event["amount"])
+        settled_at = datetime.now(timezone.utc)
+        with self._conn, self._conn.cursor() as cur:
+            cur.execute(
+                """
+                INSERT INTO order_payments (event_id, order_id, charge_id, amount, currency, settled_at)
+                VALUES (%s, %s, %s, %s, %s, %s)
+                ON CONFLICT (event_id) DO NOTHING
+                """,
+                (event["event_id"], event["order_id"], event["charge_id"], amount, event["currency"], settled_at),
+            )
+            if cur.rowcount == 0:
+                log.info("settlement %s already recorded, skipping", event["event_id"])
+                return
+            cur.execute(
+                "UPDATE orders SET status = 'paid', paid_at = %s "
+                "WHERE id = %s AND status = 'awaiting_payment'",
+                (settled_at, event["order_id"]),
+            )
+        log.info("order %s paid (charge %s)", event["order_id"], event["charge_id"])
+
+    def _on_failed(self, event: dict[str, Any]) -> None:
+        with self._conn, self._conn.cursor() as cur:
+            cur.execute(
+                "UPDATE orders SET status = 'payment_failed', failure_reason = %s "
+                "WHERE id = %s AND status = 'awaiting_payment'",
+                (event.get("reason", "unknown")[:200], event["order_id"]),
+            )
+        log.info("payment failed for order %s", event["order_id"])
+
+    def _on_refunded(self, event: dict[str, Any]) -> None:
+        amount = Decimal(event["amount"])
+        refunded_at = datetime.now(timezone.utc)
+        with self._conn, self._conn.cursor() as cur:
+            cur.execute(
+                """
+                INSERT INTO order_refunds (event_id, order_id, charge_id, amount, currency, refunded_at)
+                VALUES (%s, %s, %s, %s, %s, %s)
+                ON CONFLICT (event_id) DO NOTHING
+                """,
+                (event["event_id"], event["order_id"], event["charge_id"], amount, event["currency"], refunded_at),
+            )
+            if cur.rowcount == 0:
+                log.info("refund %s already recorded, skipping", event["event_id"])
+                return
+            # Only a refund that covers everything paid moves the order to "refunded".
+            cur.execute(
+                """
+                UPDATE orders SET status = 'refunded', refunded_at = %s
+                WHERE id = %s AND status = 'paid'
+                  AND (SELECT COALESCE(SUM(amount), 0) FROM order_refunds WHERE order_id = %s)
+                      >= (SELECT COALESCE(SUM(amount), 0) FROM order_payments WHERE order_id = %s)
+                """,
+                (refunded_at, event["order_id"], event["order_id"], event["order_id"]),
+            )
+        log.info("refund of %s recorded for order %s", amount, event["order_id"])
+
+
+class PaymentEventConsumer:
+    def __init__(self, amqp_url: str, processor: PaymentEventProcessor, prefetch: int = 20) -> None:
+        self._params = pika.URLParameters(amqp_url)
+        self._processor = processor
+        self._prefetch = prefetch
+        self._connection: pika.BlockingConnection | None = None
+        self._channel = None
+
+    def _declare_topology(self, channel) -> None:
+        channel.exchange_declare(EXCHANGE, exchange_type="topic", durable=True)
+        channel.exchange_declare(RETRY_EXCHANGE, exchange_type="fanout", durable=True)
+        channel.queue_declare(QUEUE, durable=True, arguments={"x-dead-letter-exchange": RETRY_EXCHANGE})
+        channel.queue_declare(
+            RETRY_QUEUE,
+            durable=True,
+            arguments={
+                "x-message-ttl": RETRY_DELAY_MS,
+                "x-dead-letter-exchange": "",
+                "x-dead-letter-routing-key": QUEUE,
+            },
+        )
+        channel.queue_declare(PARKING_QUEUE, durable=True)
+        channel.queue_bind(QUEUE, EXCHANGE, routing_key="payment.*")
+        channel.queue_bind(RETRY_QUEUE, RETRY_EXCHANGE)
+
+    def _park(self, channel, method, properties, body: bytes) -> None:
+        channel.basic_publish("", PARKING_QUEUE, body, properties)
+        channel.basic_ack(delivery_tag=method.delivery_tag)
+
+    def _on_message(self, channel, method, properties, body: bytes) -> None:
+        try:
+            event = decode_event(body)
+            self._processor.process(event)
+        except PermanentEventError as exc:
+            log.error("parking undeliverable event (tag=%s): %s", method.delivery_tag, exc)
+            self._park(channel, method, properties, body)
+            return
+        except Exception:
+            log.exception("payment event failed (tag=%s)", method.delivery_tag)
+            self._processor.rollback()
+            if delivery_attempts(properties) + 1 >= MAX_ATTEMPTS:
+                self._park(channel, method, properties, body)
+                return
+            # Dead-lettered to the retry queue, which re-delivers it after RETRY_DELAY_MS.
+            channel.basic_nack(delivery_tag=method.delivery_tag, requeue=False)
+            return
+        channel.basic_ack(delivery_tag=method.delivery_tag)
+
+    def _heartbeat(self) -> None:
+        HEARTBEAT_FILE.touch()
+        if self._connection is not None:
+            self._connection.call_later(HEARTBEAT_INTERVAL_S, self._heartbeat)
+
+    def stop(self, *_: object) -> None:
+        if self._channel is not None:
+            self._channel.stop_consuming()
+
+    def run(self) -> None:
+        self._connection = pika.BlockingConnection(self._params)
+        self._channel = self._connection.channel()
+        self._declare_topology(self._channel)
+        self._channel.basic_qos(prefetch_count=self._prefetch)
+        self._channel.basic_consume(QUEUE, on_message_callback=self._on_message)
+        self._heartbeat()
+        log.info("consuming %s", QUEUE)
+        try:
+            self._channel.start_consuming()
+        finally:
+            self._connection.close()
+
+
+def main() -> None:
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper())
+    conn = psycopg2.connect(os.environ["DATABASE_URL"], application_name="orders-payment-consumer")
+    consumer = PaymentEventConsumer(os.environ["AMQP_URL"], PaymentEventProcessor(conn))
+    signal.signal(signal.SIGTERM, consumer.stop)
+    started = time.monotonic()
+    try:
+        consumer.run()
+    finally:
+        conn.close()
+        log.info("consumer stopped after %.0f s", time.monotonic() - started)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""Outgoing customer webhooks and incoming payment-provider events."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import secrets
+import time
+from decimal import Decimal
+from urllib.parse import urlsplit
+
+import httpx
+from fastapi import APIRouter, BackgroundTasks, Depends, Header, HTTPException, Request, status
+from pydantic import BaseModel, Field, HttpUrl
+
+from app import repository as repo
+from app.auth import Principal, current_principal
+
+log = logging.getLogger(__name__)
+
+PROVIDER_SIGNING_SECRET = os.environ["PAYMENT_PROVIDER_SIGNING_SECRET"].encode()
+MAX_DELIVERY_ATTEMPTS = 5
+SIGNATURE_TOLERANCE_SECONDS = 300
+DELIVERY_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
+
+router = APIRouter(prefix="/webhooks", tags=["webhooks"])
+
+
+class EndpointIn(BaseModel):
+    url: HttpUrl
+    description: str = Field(default="", max_length=200)
+
+
+def _sign(secret: str, body: bytes) -> dict[str, str]:
+    timestamp = str(int(time.time()))
+    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return {
+        "Content-Type": "application/json",
+        "Billing-Signature": f"t={timestamp},v1={digest.hexdigest()}",
+    }
+
+
+async def _assert_public_destination(url: str) -> None:
+    """Reject webhook URLs that are not https or that resolve to a non-public address."""
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not parts.hostname:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook URLs must use https")
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(parts.hostname, parts.port or 443)
+    except OSError:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook host does not resolve") from None
+    for *_, sockaddr in infos:
+        # BORDERLINE 1 the address is checked before httpx resolves the name again, leaving a DNS-rebinding window; whether egress is also restricted at the network layer is outside this diff
+        if not ipaddress.ip_address(sockaddr[0]).is_global:
+            raise HTTPException(
+                status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook URL must resolve to a public address"
+            )
+
+
+def _store_endpoint(customer_id: int, url: str, description: str, secret: str) -> int:
+    with repo.connection() as conn:
+        row = conn.execute(
+            "INSERT INTO webhook_endpoints (customer_id, url, description, secret)"
+            " VALUES (%s, %s, %s, %s) RETURNING id",
+            (customer_id, url, description, secret),
+        ).fetchone()
+    return row["id"]
+
+
+def _endpoints_for(customer_id: int) -> list[dict]:
+    with repo.connection() as conn:
+        return conn.execute(
+            "SELECT id, url, secret FROM webhook_endpoints WHERE customer_id = %s AND enabled",
+            (customer_id,),
+        ).fetchall()
+
+
+@router.post("/endpoints", status_code=status.HTTP_201_CREATED)
+async def register_endpoint(
+    body: EndpointIn, principal: Principal = Depends(current_principal)
+) -> dict[str, object]:
+    url = str(body.url)
+    secret = secrets.token_urlsafe(32)
+    await _assert_public_destination(url)
+    ping = json.dumps({"type": "ping"}).encode()
+    async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT, follow_redirects=False) as client:
+        try:
+            resp = await client.post(url, content=ping, headers=_sign(secret, ping))
+        except httpx.HTTPError:
+            raise HTTPException(422, "endpoint could not be reached") from None
+    if resp.status_code >= 300:
+        raise HTTPException(422, "endpoint did not accept the test event")
+    endpoint_id = await asyncio.to_thread(
+        _store_endpoint, principal.customer_id, url, body.description, secret
+    )
+    log.info("webhook endpoint %s registered for customer %s", endpoint_id, principal.customer_id)
+    return {"id": endpoint_id, "url": url, "signing_secret": secret}
+
+
+def _event_type(status: repo.InvoiceStatus) -> str:
+    match status:
+        case repo.InvoiceStatus.PAID:
+            return "invoice.paid"
+        case repo.InvoiceStatus.REFUNDED:
+            return "invoice.refunded"
+        case repo.InvoiceStatus.OPEN:
+            return "invoice.issued"
+        case repo.InvoiceStatus.VOID:
+            return "invoice.voided"
+        case repo.InvoiceStatus.DRAFT:
+            raise ValueError("draft invoices are not announced to customers")
+
+
+async def _deliver(client: httpx.AsyncClient, endpoint: dict, event: dict) -> bool:
+    body = json.dumps(event, separators=(",", ":"), default=str).encode()
+    for attempt in range(MAX_DELIVERY_ATTEMPTS):
+        try:
+            await _assert_public_destination(endpoint["url"])
+            resp = await client.post(endpoint["url"], content=body, headers=_sign(endpoint["secret"], body))
+            if resp.status_code < 300:
+                return True
+            log.warning("endpoint %s answered %s", endpoint["id"], resp.status_code)
+        except httpx.HTTPError as exc:
+            log.warning("endpoint %s failed: %s", endpoint["id"], exc)
+        except HTTPException as exc:
+            log.warning("endpoint %s refused: %s", endpoint["id"], exc.detail)
+            return False
+        if attempt < MAX_DELIVERY_ATTEMPTS - 1:
+            await asyncio.sleep(2**attempt)
+    return False
+
+
+async def notify_status_change(invoice: repo.Invoice, status: repo.InvoiceStatus) -> None:
+    event = {
+        "type": _event_type(status),
+        "invoice": {"id": invoice.id, "number": invoice.number, "status": status.value},
+    }
+    endpoints = await asyncio.to_thread(_endpoints_for, invoice.customer_id)
+    async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT, follow_redirects=False) as client:
+        results = await asyncio.gather(*(_deliver(client, ep, event) for ep in endpoints))
+    failed = [ep["id"] for ep, ok in zip(endpoints, results) if not ok]
+    if failed:
+        log.error("invoice %s: delivery to endpoints %s failed", invoice.number, failed)
+
+
+def _verify_provider_signature(body: bytes, header: str) -> None:
+    try:
+        fields = dict(part.split("=", 1) for part in header.split(","))
+        timestamp = int(fields["t"])
+        received = fields["v1"]
+    except (KeyError, ValueError):
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, "malformed signature header") from None
+    if abs(time.time() - timestamp) > SIGNATURE_TOLERANCE_SECONDS:
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, "stale signature")
+    expected = hmac.new(
+        PROVIDER_SIGNING_SECRET, f"{timestamp}.".encode() + body, hashlib.sha256
+    ).hexdigest()
+    if not hmac.compare_digest(received, expected):
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "bad signature")
+
+
+@router.post("/provider", status_code=status.HTTP_204_NO_CONTENT)
+async def provider_event(
+    request: Request,
+    background: BackgroundTasks,
+    provider_signature: str = Header(alias="Provider-Signature"),
+) -> None:
+    body = await request.body()
+    _verify_provider_signature(body, provider_signature)
+    event = json.loads(body)
+    data = event["data"]
+    invoice_id = int(data["metadata"]["invoice_id"])
+    match event["type"]:
+        case "payment.succeeded":
+            try:
+                recorded = await asyncio.to_thread(
+                    repo.record_payment, invoice_id, Decimal(data["amount"]), data["id"]
+                )
+            except repo.InvoiceNotOpen:
+                log.error(
+                    "payment %s received for invoice %s which is not open; needs manual reconciliation",
+                    data["id"],
+                    invoice_id,
+                )
+                return
+            if not recorded:
+                return
+            new_status = repo.InvoiceStatus.PAID
+        case "charge.refunded":
+            await asyncio.to_thread(repo.mark_refunded, invoice_id)
+            new_status = repo.InvoiceStatus.REFUNDED
+        case _:
+            return
+    invoice = await asyncio.to_thread(repo.get_invoice, invoice_id)
+    if invoice is not None:
+        background.add_task(notify_status_change, invoice, new_status)

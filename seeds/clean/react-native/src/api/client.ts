@@ -1,0 +1,208 @@
+import * as Keychain from "react-native-keychain";
+
+export const API_URL = "https://api.northwell-clinic.example/v1";
+const AUTH_URL = "https://auth.northwell-clinic.example";
+/** Registered as a public client: the app holds no client secret. */
+const CLIENT_ID = "patient-mobile";
+const KEYCHAIN_SERVICE = "northwell.session";
+const REQUEST_TIMEOUT_MS = 20_000;
+/** Refresh this long before the access token expires, to absorb clock skew and slow networks. */
+const EXPIRY_SKEW_MS = 60_000;
+
+export interface Session {
+  accessToken: string;
+  refreshToken: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  patientId: string;
+}
+
+export interface Doctor {
+  id: string;
+  name: string;
+  specialty: string;
+  photoUrl: string | null;
+}
+
+export interface Appointment {
+  id: string;
+  doctorId: string;
+  title: string;
+  status: "booked" | "checked_in" | "completed" | "cancelled";
+  /** ISO 8601 timestamp with offset. */
+  startsAt: string;
+  durationMinutes: number;
+  location: string;
+  /** Free text entered by the clinic when the appointment is booked. */
+  preparationNotes: string;
+  videoUrl: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  totalPages: number;
+}
+
+export class ApiError extends Error {
+  constructor(public readonly status: number, message: string) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export class AuthError extends Error {
+  name = "AuthError";
+}
+
+type SessionListener = (session: Session | null) => void;
+
+let current: Session | null = null;
+const listeners = new Set<SessionListener>();
+
+export function onSessionChange(listener: SessionListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export async function loadSession(): Promise<Session | null> {
+  const stored = await Keychain.getGenericPassword({ service: KEYCHAIN_SERVICE });
+  current = stored ? (JSON.parse(stored.password) as Session) : null;
+  return current;
+}
+
+async function saveSession(session: Session | null): Promise<void> {
+  current = session;
+  if (session) {
+    await Keychain.setGenericPassword("session", JSON.stringify(session), {
+      service: KEYCHAIN_SERVICE,
+      accessible: Keychain.ACCESSIBLE.WHEN_UNLOCKED_THIS_DEVICE_ONLY,
+    });
+  } else {
+    await Keychain.resetGenericPassword({ service: KEYCHAIN_SERVICE });
+  }
+  listeners.forEach((listener) => listener(session));
+}
+
+async function send(url: string, init: RequestInit): Promise<Response> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+  try {
+    return await fetch(url, { ...init, signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function toSession(json: Record<string, unknown>): Session {
+  return {
+    accessToken: String(json.access_token),
+    refreshToken: String(json.refresh_token),
+    expiresAt: Date.now() + Number(json.expires_in) * 1000,
+    patientId: String(json.patient_id),
+  };
+}
+
+async function tokenRequest(params: Record<string, string>): Promise<Session> {
+  const body = new URLSearchParams({ ...params, client_id: CLIENT_ID });
+  const response = await send(`${AUTH_URL}/oauth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+    body: body.toString(),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  console.log("token response", response.status);
+  if (!response.ok) {
+    throw new AuthError(typeof json.error_description === "string" ? json.error_description : "Sign-in failed");
+  }
+  const session = toSession(json);
+  await saveSession(session);
+  return session;
+}
+
+// BORDERLINE 1 resource-owner password grant; acceptable for a first-party public client only if the auth server's policy allows it instead of PKCE
+export function signIn(email: string, password: string): Promise<Session> {
+  return tokenRequest({ grant_type: "password", username: email, password, scope: "openid appointments" });
+}
+
+export async function signOut(): Promise<void> {
+  const session = current;
+  await saveSession(null);
+  if (!session) return;
+  try {
+    await send(`${AUTH_URL}/oauth/revoke`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: session.refreshToken, client_id: CLIENT_ID }).toString(),
+    });
+  } catch (err) {
+    console.warn("token revocation failed", err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** A rejected refresh token ends the session; network failures leave it for a retry. */
+async function refreshSession(refreshToken: string): Promise<Session> {
+  try {
+    return await tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken });
+  } catch (err) {
+    if (err instanceof AuthError) await signOut();
+    throw err;
+  }
+}
+
+/** Shared by all callers while a refresh is running, so the refresh token is used once. */
+let refreshInFlight: Promise<Session> | null = null;
+
+async function validAccessToken(): Promise<string> {
+  if (!current) throw new AuthError("Not signed in");
+  if (current.expiresAt - Date.now() > EXPIRY_SKEW_MS) return current.accessToken;
+  if (!refreshInFlight) {
+    refreshInFlight = refreshSession(current.refreshToken).finally(() => {
+      refreshInFlight = null;
+    });
+  }
+  const refreshed = await refreshInFlight;
+  return refreshed.accessToken;
+}
+
+export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const token = await validAccessToken();
+  const response = await send(`${API_URL}${path}`, {
+    method: init.method ?? "GET",
+    headers: {
+      Accept: "application/json",
+      "Content-Type": "application/json",
+      Authorization: `Bearer ${token}`,
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  if (response.status === 401) {
+    await signOut();
+    throw new AuthError("Your session has expired");
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, `Request failed (${response.status})`);
+  }
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+export function listAppointments(page: number): Promise<Page<Appointment>> {
+  return apiFetch(`/appointments?upcoming=true&page=${page}`);
+}
+
+export function getAppointment(id: string): Promise<Appointment> {
+  return apiFetch(`/appointments/${encodeURIComponent(id)}`);
+}
+
+export function cancelAppointment(id: string): Promise<Appointment> {
+  return apiFetch(`/appointments/${encodeURIComponent(id)}/cancel`, { method: "POST" });
+}
+
+export function getDoctor(id: string): Promise<Doctor> {
+  return apiFetch(`/doctors/${encodeURIComponent(id)}`);
+}
+
+/** Batch lookup by id, returned in no particular order. */
+export function getDoctors(ids: string[]): Promise<Doctor[]> {
+  return apiFetch(`/doctors?ids=${ids.map(encodeURIComponent).join(",")}`);
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Combine
+import os
+
+enum OrderStatus: String, Codable, CaseIterable {
+    case pending
+    case paid
+    case shipped
+    case delivered
+    case cancelled
+    case refunded
+}
+
+extension OrderStatus {
+    /// Whether the customer may still cancel an order in this state.
+    var isCancellable: Bool {
+        switch self {
+        case .pending, .paid:
+            return true
+        case .shipped, .delivered, .cancelled, .refunded:
+            return false
+        }
+    }
+}
+
+struct OrderItem: Codable, Identifiable, Hashable {
+    let id: String
+    let name: String
+    let quantity: Int
+    let unitPrice: Decimal
+
+    var lineTotal: Decimal { unitPrice * Decimal(quantity) }
+}
+
+struct ReceiptInfo: Codable, Hashable {
+    let fileName: String
+    let downloadPath: String
+}
+
+struct Order: Codable, Identifiable, Hashable {
+    let id: String
+    let number: String
+    let status: OrderStatus
+    let placedAt: Date
+    let estimatedDelivery: String?
+    let currencyCode: String
+    let items: [OrderItem]
+    let receipt: ReceiptInfo?
+
+    var total: Decimal { items.reduce(0) { $0 + $1.lineTotal } }
+}
+
+struct OrderPage: Codable {
+    let orders: [Order]
+    let page: Int
+    let totalPages: Int
+}
+
+final class OrderListViewModel: ObservableObject {
+    @Published private(set) var orders: [Order] = []
+    @Published private(set) var isLoading = false
+    @Published private(set) var errorMessage: String?
+
+    private let api: APIClient
+    private let session: SessionStore
+    private let logger = Logger(subsystem: "com.shopfront.orders", category: "orders")
+    private var nextPage = 1
+    private var totalPages = 1
+    private var refreshTimer: Timer?
+
+    /// Delivery windows arrive as UTC wall-clock strings, e.g. "2024-05-02 14:00".
+    private static let deliveryWindowParser: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter
+    }()
+
+    init(api: APIClient = .shared, session: SessionStore) {
+        self.api = api
+        self.session = session
+    }
+
+    deinit {
+        refreshTimer?.invalidate()
+    }
+
+    func startAutoRefresh() {
+        refreshTimer?.invalidate()
+        refreshTimer = Timer.scheduledTimer(withTimeInterval: 60, repeats: true) { [weak self] _ in
+            self?.reload()
+        }
+    }
+
+    func stopAutoRefresh() {
+        refreshTimer?.invalidate()
+        refreshTimer = nil
+    }
+
+    func reload() {
+        guard !isLoading else { return }
+        nextPage = 1
+        totalPages = 1
+        orders = []
+        loadNextPage()
+    }
+
+    func loadNextPage() {
+        guard !isLoading, nextPage <= totalPages else { return }
+        isLoading = true
+        let page = nextPage
+        Task {
+            do {
+                let token = try await session.validAccessToken()
+                let result: OrderPage = try await api.get(
+                    "orders",
+                    query: [URLQueryItem(name: "page", value: String(page))],
+                    token: token
+                )
+                await MainActor.run {
+                    self.orders.append(contentsOf: result.orders)
+                    self.totalPages = result.totalPages
+                    self.nextPage = page + 1
+                    self.isLoading = false
+                }
+            } catch {
+                self.logger.error("Loading orders page \(page) failed: \(String(describing: error), privacy: .public)")
+                await MainActor.run {
+                    self.errorMessage = "Your orders could not be loaded."
+                    self.isLoading = false
+                }
+            }
+        }
+    }
+
+    /// Called by the list as each row appears; fetches the next page at the end of the list.
+    func rowAppeared(_ order: Order) {
+        guard let index = orders.firstIndex(where: { $0.id == order.id }) else { return }
+        if index == orders.count - 1 {
+            loadNextPage()
+        }
+    }
+
+    func cancel(_ order: Order) async {
+        guard order.status.isCancellable else { return }
+        do {
+            let token = try await session.validAccessToken()
+            try await api.post("orders/\(order.id)/cancel", token: token)
+            await MainActor.run { self.reload() }
+        } catch APIError.unauthorized {
+            await MainActor.run { self.errorMessage = "Please sign in again to cancel this order." }
+        } catch APIError.conflict {
+            await MainActor.run { self.errorMessage = "This order can no longer be cancelled." }
+        } catch {
+            await MainActor.run { self.errorMessage = "The order could not be cancelled. Please try again." }
+        }
+    }
+
+    func downloadReceipt(for order: Order) async throws -> URL {
+        guard let receipt = order.receipt else { throw APIError.notFound }
+        let token = try await session.validAccessToken()
+        let data = try await api.download(receipt.downloadPath, token: token)
+        let directory = try receiptsDirectory()
+        let fileName = URL(fileURLWithPath: receipt.fileName).lastPathComponent
+        let destination = directory.appendingPathComponent(fileName).standardizedFileURL
+        guard destination.deletingLastPathComponent().path == directory.standardizedFileURL.path else {
+            throw APIError.decoding("unsafe receipt file name")
+        }
+        try data.write(to: destination, options: [.atomic, .completeFileProtection])
+        return destination
+    }
+
+    func estimatedDeliveryText(for order: Order) -> String? {
+        guard let raw = order.estimatedDelivery,
+              let date = Self.deliveryWindowParser.date(from: raw) else { return nil }
+        return date.formatted(date: .abbreviated, time: .shortened)
+    }
+
+    func formattedTotal(for order: Order) -> String {
+        order.total.formatted(.currency(code: order.currencyCode))
+    }
+
+    private func receiptsDirectory() throws -> URL {
+        let base = try FileManager.default.url(
+            for: .applicationSupportDirectory,
+            in: .userDomainMask,
+            appropriateFor: nil,
+            create: true
+        )
+        let directory = base.appendingPathComponent("Receipts", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+}

@@ -1,0 +1,193 @@
+import AsyncStorage from "@react-native-async-storage/async-storage";
+
+export const API_URL = "https://api.northwell-clinic.example/v1";
+const AUTH_URL = "https://auth.northwell-clinic.example";
+const CLIENT_ID = "patient-mobile";
+// SEED 1 [BLOCKER] (core/hardcoded-secrets) OAuth client secret compiled into the app bundle; anyone can unzip the APK/IPA, extract it and impersonate the app against the auth server
+const CLIENT_SECRET = "cs-prod-7e1d94b2a6f04c3f8b5a90d2e6c1f47a";
+const SESSION_KEY = "@northwell/session";
+
+export interface Session {
+  accessToken: string;
+  refreshToken: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  patientId: string;
+}
+
+export interface Doctor {
+  id: string;
+  name: string;
+  specialty: string;
+  photoUrl: string | null;
+}
+
+export interface Appointment {
+  id: string;
+  doctorId: string;
+  title: string;
+  status: "booked" | "checked_in" | "completed" | "cancelled";
+  /** ISO 8601 timestamp with offset. */
+  startsAt: string;
+  durationMinutes: number;
+  location: string;
+  /** Free text entered by the clinic when the appointment is booked. */
+  preparationNotes: string;
+  videoUrl: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  totalPages: number;
+}
+
+export class ApiError extends Error {
+  constructor(public readonly status: number, message: string) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export class AuthError extends Error {
+  name = "AuthError";
+}
+
+type SessionListener = (session: Session | null) => void;
+
+let current: Session | null = null;
+const listeners = new Set<SessionListener>();
+
+export function onSessionChange(listener: SessionListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export async function loadSession(): Promise<Session | null> {
+  const raw = await AsyncStorage.getItem(SESSION_KEY);
+  current = raw ? (JSON.parse(raw) as Session) : null;
+  return current;
+}
+
+async function saveSession(session: Session | null): Promise<void> {
+  current = session;
+  if (session) {
+    // SEED 3 [CRITICAL] (core/insecure-storage) access and refresh tokens written to AsyncStorage, which is unencrypted plain files on device and readable from backups or rooted phones; use Keychain/Keystore
+    await AsyncStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  } else {
+    await AsyncStorage.removeItem(SESSION_KEY);
+  }
+  listeners.forEach((listener) => listener(session));
+}
+
+// SEED 5 [MAJOR] (core/missing-timeout) every API, token and refresh call goes through this fetch with no timeout, so a stalled mobile connection hangs sign-in and screens indefinitely
+async function send(url: string, init: RequestInit): Promise<Response> {
+  return fetch(url, init);
+}
+
+function toSession(json: Record<string, unknown>): Session {
+  return {
+    accessToken: String(json.access_token),
+    refreshToken: String(json.refresh_token),
+    expiresAt: Date.now() + Number(json.expires_in) * 1000,
+    patientId: String(json.patient_id),
+  };
+}
+
+async function tokenRequest(params: Record<string, string>): Promise<Session> {
+  const body = new URLSearchParams({ ...params, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+  const response = await send(`${AUTH_URL}/oauth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+    body: body.toString(),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  // SEED 2 [BLOCKER] (core/secrets-in-logs) logs the raw token response (access and refresh tokens) to the device log, which release builds still write to logcat/syslog
+  console.log("token response", response.status, json);
+  if (!response.ok) {
+    throw new AuthError(typeof json.error_description === "string" ? json.error_description : "Sign-in failed");
+  }
+  const session = toSession(json);
+  await saveSession(session);
+  return session;
+}
+
+export function signIn(email: string, password: string): Promise<Session> {
+  return tokenRequest({ grant_type: "password", username: email, password, scope: "openid appointments" });
+}
+
+export async function signOut(): Promise<void> {
+  const session = current;
+  await saveSession(null);
+  if (!session) return;
+  try {
+    await send(`${AUTH_URL}/oauth/revoke`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: session.refreshToken, client_id: CLIENT_ID }).toString(),
+    });
+  } catch (err) {
+    console.warn("token revocation failed", err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** A rejected refresh token ends the session; network failures leave it for a retry. */
+async function refreshSession(refreshToken: string): Promise<Session> {
+  try {
+    return await tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken });
+  } catch (err) {
+    if (err instanceof AuthError) await signOut();
+    throw err;
+  }
+}
+
+async function validAccessToken(): Promise<string> {
+  if (!current) throw new AuthError("Not signed in");
+  // SEED 15 [INFO] (core/magic-number) unexplained 60000 is the token-expiry safety margin; name it so the unit and intent are clear
+  if (current.expiresAt - Date.now() > 60000) return current.accessToken;
+  // SEED 4 [CRITICAL] (core/race-condition) concurrent callers each start their own refresh with the same single-use refresh token; the losers get invalid_grant and the patient is signed out at random
+  const refreshed = await refreshSession(current.refreshToken);
+  return refreshed.accessToken;
+}
+
+export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const token = await validAccessToken();
+  const response = await send(`${API_URL}${path}`, {
+    method: init.method ?? "GET",
+    headers: {
+      Accept: "application/json",
+      "Content-Type": "application/json",
+      Authorization: `Bearer ${token}`,
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  if (response.status === 401) {
+    await signOut();
+    throw new AuthError("Your session has expired");
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, `Request failed (${response.status})`);
+  }
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+export function listAppointments(page: number): Promise<Page<Appointment>> {
+  return apiFetch(`/appointments?upcoming=true&page=${page}`);
+}
+
+export function getAppointment(id: string): Promise<Appointment> {
+  return apiFetch(`/appointments/${encodeURIComponent(id)}`);
+}
+
+export function cancelAppointment(id: string): Promise<Appointment> {
+  return apiFetch(`/appointments/${encodeURIComponent(id)}/cancel`, { method: "POST" });
+}
+
+export function getDoctor(id: string): Promise<Doctor> {
+  return apiFetch(`/doctors/${encodeURIComponent(id)}`);
+}
+
+/** Batch lookup by id, returned in no particular order. */
+export function getDoctors(ids: string[]): Promise<Doctor[]> {
+  return apiFetch(`/doctors?ids=${ids.map(encodeURIComponent).join(",")}`);
+}
