@@ -1,0 +1,117 @@
+"""``run``: the canary cycle for every target, then one summary table and exit code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from redline_canary.corpus import load_corpus
+from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
+from redline_canary.errors import BadInput
+from redline_canary.github_api import token_from_env
+from redline_canary.matching import DEFAULT_WINDOW
+from redline_canary.options import parse_floor
+from redline_canary.polling import PollConfig
+from redline_canary.runner import default_run_id, run_targets, summary_table
+from redline_canary.scoring import GateOptions
+from redline_canary.targets import Target, load_targets_text, parse_targets, read_targets_arg
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("run", help="open seeded and clean PRs, wait for the reviewer, score, clean up")
+    add_target_options(p)
+    p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
+    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    p.add_argument("--history", default="history/seed-scores.jsonl",
+                   help="append records here (default: %(default)s)")
+    p.add_argument("--run-id", help="unique id of this run (default: GITHUB_RUN_ID or a timestamp)")
+    p.add_argument("--poll-interval", type=float, default=30.0, help="seconds between polls (30)")
+    p.add_argument("--stable-polls", type=int, default=2,
+                   help="unchanged polls that mean the reviewer is done (2)")
+    p.add_argument("--timeout-minutes", type=float, default=40.0,
+                   help="give up waiting after this long; no activity means silent (40)")
+    p.add_argument("--window", type=int, default=DEFAULT_WINDOW, help="line window for a match (4)")
+    p.add_argument("--floor", help="lowest severity that counts on the clean PR (MAJOR)")
+    p.add_argument("--min-recall", type=float, help="gate: fail below this recall")
+    p.add_argument("--require-citation", action="store_true", help="gate: caught seeds must cite the rule")
+    p.add_argument("--confirm", type=int, default=1,
+                   help="re-runs of a seeded PR that missed a BLOCKER before it counts (1)")
+    p.add_argument("--parallel", type=int, default=4, help="targets at once (4)")
+    p.add_argument("--save-captures", help="keep every scored capture in this folder")
+    p.add_argument("--dry-run", action="store_true", help="print the plan; touch nothing")
+    p.add_argument("--json", action="store_true", help="print the records as JSON lines")
+    p.set_defaults(func=run_run)
+
+
+def add_target_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--targets", help="JSON/YAML file or inline JSON list of {repo, stack, reviewer?, "
+                   "base?, mode?, prefix?} (default: env CANARY_TARGETS)")
+    p.add_argument("--repo", help="single target: OWNER/REPO")
+    p.add_argument("--stack", help="single target: corpus stack")
+    p.add_argument("--reviewer", help="single target: reviewer profile (redline)")
+    p.add_argument("--mode", help="single target: blind (default) or marked")
+    p.add_argument("--base", help="single target: base branch (default: the repo's default)")
+    p.add_argument("--prefix", help="single target: folder to push the corpus under")
+
+
+def resolve_targets(args: argparse.Namespace, corpus: Any) -> list[Target]:
+    if args.repo or args.stack:
+        if args.targets:
+            raise BadInput("--targets and --repo/--stack: give one or the other")
+        if not (args.repo and args.stack):
+            raise BadInput("--repo and --stack: both are needed for a single target")
+        item = {"repo": args.repo, "stack": args.stack}
+        for key in ("reviewer", "mode", "base", "prefix"):
+            if getattr(args, key):
+                item[key] = getattr(args, key)
+        return parse_targets([item], "command line", corpus)
+    if args.targets:
+        text, source = read_targets_arg(args.targets)
+    elif os.environ.get("CANARY_TARGETS", "").strip():
+        text, source = os.environ["CANARY_TARGETS"], "CANARY_TARGETS"
+    else:
+        raise BadInput("no targets: give --targets, --repo with --stack, or set CANARY_TARGETS")
+    return parse_targets(load_targets_text(text, source), source, corpus)
+
+
+def run_run(args: argparse.Namespace) -> int:
+    corpus = load_corpus(args.corpus)
+    targets = resolve_targets(args, corpus)
+    for flag, value in (("--poll-interval", args.poll_interval), ("--timeout-minutes", args.timeout_minutes)):
+        if value <= 0:
+            raise BadInput(f"{flag}: must be positive")
+    if args.stable_polls < 1 or args.confirm < 0 or args.parallel < 1 or args.window < 0:
+        raise BadInput("--stable-polls/--parallel must be >= 1, --confirm/--window >= 0")
+    run_id = args.run_id or default_run_id()
+    options = CycleOptions(
+        run_id=run_id,
+        poll=PollConfig(args.poll_interval, args.stable_polls, args.timeout_minutes * 60),
+        window=args.window, floor=parse_floor(args.floor),
+        gate=GateOptions(args.min_recall, args.require_citation), confirm=args.confirm,
+        save_captures=Path(args.save_captures) if args.save_captures else None,
+    )
+    if args.dry_run:
+        print(f"run {run_id}: {len(targets)} target(s), nothing will be touched")
+        for t in targets:
+            for kind in ("seeded", "clean"):
+                print(f"  {t.repo}: {t.stack}/{kind} via {t.reviewer} ({t.mode}) -> branch "
+                      f"{branch_name(BRANCH_PREFIX, run_id, t.stack, kind, 1)}, label {LABEL}")
+        return 0
+    token = token_from_env()
+    history = Path(args.history) if args.history else None
+    result = run_targets(targets, corpus, options, token=token, api_url=args.api_url,
+                         parallel=args.parallel, history=history)
+    if args.json:
+        for r in result.records:
+            print(json.dumps(r))
+    else:
+        print(summary_table(result.records) if result.records else "no records")
+        for target, exc in result.failures:
+            print(f"{target.label}: {exc}", file=sys.stderr)
+        if history:
+            print(f"history: {len(result.records)} record(s) appended to {history}")
+    return result.exit_code

@@ -1,0 +1,280 @@
+"""One target's canary cycle (DESIGN §7): publish → trigger → poll → score → tear down.
+
+Teardown runs in ``finally``: every branch this cycle created is deleted and every PR it
+opened is closed, whether the cycle scored, failed, or was cancelled by a signal. The
+cycle never sleeps on its own: it asks its :class:`Clock`, so tests run a 40-minute
+timeout in milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from redline_canary import __version__
+from redline_canary.capture import comments_from_capture
+from redline_canary.clock import Cancelled, Clock, utc_now_iso
+from redline_canary.corpus_model import CorpusData, fingerprint, publish
+from redline_canary.errors import CanaryError
+from redline_canary.evaluate import ScoreSettings, evaluate
+from redline_canary.github_api import CHANNEL_PATHS, BaseCommit, ChannelState, GitHubClient
+from redline_canary.matching import DEFAULT_WINDOW
+from redline_canary.options import load_profile
+from redline_canary.polling import PollConfig, PollState, activity_fingerprint, describe, observe
+from redline_canary.profiles.base import Profile
+from redline_canary.retrying import RetryPolicy
+from redline_canary.scoring import DEFAULT_FLOOR, GateOptions
+from redline_canary.severity import Severity
+from redline_canary.targets import Target
+
+LABEL = "redline-exempt"
+BRANCH_PREFIX = "rc/"
+RUN_MARKER = "<!-- rc:run={run_id} -->"
+Progress = Callable[[str, str], None]
+
+
+@dataclass
+class CycleOptions:
+    run_id: str
+    poll: PollConfig = field(default_factory=PollConfig)
+    window: int = DEFAULT_WINDOW
+    floor: Severity = DEFAULT_FLOOR
+    gate: GateOptions = field(default_factory=GateOptions)
+    confirm: int = 1
+    label: str = LABEL
+    branch_prefix: str = BRANCH_PREFIX
+    save_captures: Path | None = None
+
+
+@dataclass
+class OpenPR:
+    kind: str
+    attempt: int
+    branch: str
+    number: int | None = None
+    head_sha: str = ""
+    opened_at: float = 0.0
+    states: dict[str, ChannelState] = field(default_factory=dict)
+    poll: PollState | None = None
+
+
+def branch_name(prefix: str, run_id: str, stack: str, kind: str, attempt: int) -> str:
+    """Neutral and unique per run: nothing in it says "seeded" or names a severity."""
+    token = hashlib.sha256(f"{stack}/{kind}/{attempt}".encode()).hexdigest()[:8]
+    return f"{prefix}{run_id}-{token}"
+
+
+def pr_text(target: Target, kind: str, run_id: str) -> tuple[str, str, str]:
+    """(title, body, commit message): neutral in blind mode, explicit in marked mode."""
+    marker = RUN_MARKER.format(run_id=run_id)
+    if target.mode == "marked":
+        title = f"redline-canary: {kind} corpus for {target.stack}"
+        return title, f"{title}. Do not merge.\n\n{marker}\n", title
+    title = f"Refresh {target.stack} module"
+    body = f"Routine refresh of the {target.stack} module.\n\n{marker}\n"
+    return title, body, title
+
+
+class TargetCycle:
+    """Runs one target end to end and returns its history records."""
+
+    def __init__(self, client: GitHubClient, target: Target, corpus: CorpusData,
+                 options: CycleOptions, clock: Clock, progress: Progress | None = None) -> None:
+        self.client = client
+        self.target = target
+        self.corpus = corpus
+        self.options = options
+        self.clock = clock
+        self.progress = progress or (lambda _label, _text: None)
+        self.profile: Profile = load_profile(target.reviewer, target.logins)
+        self.prs: list[OpenPR] = []
+        self.records: list[dict[str, Any]] = []
+        self.fingerprint = fingerprint(corpus, target.stack)
+        self.started = clock.now()
+
+    # --- the cycle ----------------------------------------------------------------
+    def run(self) -> list[dict[str, Any]]:
+        try:
+            base = self.client.preflight(self.target.repo, self.target.base)
+            self.client.ensure_label(self.target.repo, self.options.label,
+                                     description="canary PR: exempt from merge and metrics")
+            pending = [self._open(base, "seeded", 1), self._open(base, "clean", 1)]
+            self._wait(pending)
+            for pr in pending:
+                self.records.append(self._score(pr))
+            self._confirm(base)
+        except Cancelled:
+            self._record_unscored("cancelled", None)
+            raise
+        except CanaryError as exc:
+            self._record_unscored("error", str(exc))
+            raise
+        finally:
+            self.teardown()
+        return self.records
+
+    def _record_unscored(self, outcome: str, notice: str | None) -> None:
+        """Every PR of this cycle gets a record, even when the cycle could not finish."""
+        prs = self.prs or [OpenPR(kind, 1, "") for kind in ("seeded", "clean")]
+        for pr in prs:
+            if not any(r["kind"] == pr.kind and r["attempt"] == pr.attempt for r in self.records):
+                record = self._score(pr, outcome=outcome)
+                record["notice"] = notice or record.get("notice")
+                self.records.append(record)
+
+    def _open(self, base: BaseCommit, kind: str, attempt: int) -> OpenPR:
+        t = self.target
+        files, _markers = publish(self.corpus, t.stack, kind, t.mode, t.prefix)
+        branch = branch_name(self.options.branch_prefix, self.options.run_id, t.stack, kind, attempt)
+        pr = OpenPR(kind, attempt, branch)
+        self.prs.append(pr)  # registered before the push: teardown deletes even a half-made branch
+        title, body, message = pr_text(t, kind, self.options.run_id)
+        pr.head_sha = self.client.push_commit(t.repo, base, {f.path: f.text for f in files},
+                                              branch, message)
+        pr.number = self.client.open_pull(t.repo, branch, base.branch, title, body)
+        self.client.add_label(t.repo, pr.number, self.options.label)
+        trigger = self.profile.trigger
+        if trigger.kind == "request" and trigger.value:
+            self.client.request_reviewer(t.repo, pr.number, trigger.value)
+        elif trigger.kind == "comment" and trigger.value:
+            self.client.comment(t.repo, pr.number,
+                                f"{trigger.value}\n\n{RUN_MARKER.format(run_id=self.options.run_id)}")
+        pr.opened_at = self.clock.now()
+        pr.poll = PollState(started_at=pr.opened_at)
+        self.progress(self._label(pr), f"opened PR #{pr.number}")
+        return pr
+
+    def _wait(self, prs: list[OpenPR]) -> None:
+        config = self.options.poll
+        while True:
+            for pr in prs:
+                assert pr.poll is not None and pr.number is not None
+                if pr.poll.verdict:
+                    continue
+                self.client.poll(self.target.repo, pr.number, pr.states)
+                capture = self._capture(pr)
+                comments = comments_from_capture(capture)
+                extraction = self.profile.extract(comments)
+                before = describe(pr.poll, config, pr.poll.started_at)
+                observe(pr.poll, config, self.clock.now(),
+                        activity_fingerprint(comments, self.profile), extraction)
+                line = describe(pr.poll, config, self.clock.now())
+                if line.split(" elapsed")[1] != before.split(" elapsed")[1] or pr.poll.verdict:
+                    self.progress(self._label(pr), line)
+            if all(pr.poll and pr.poll.verdict for pr in prs):
+                return
+            self.clock.sleep(config.interval)
+
+    def _score(self, pr: OpenPR, outcome: str | None = None) -> dict[str, Any]:
+        t = self.target
+        capture = self._capture(pr)
+        settings = ScoreSettings(stack=t.stack, kind=pr.kind, mode=t.mode, prefix=t.prefix,
+                                 window=self.options.window, floor=self.options.floor,
+                                 gate=self.options.gate)
+        charged = sum(v for k, v in self.client.counts.items() if not k.endswith(" 304"))
+        not_modified = sum(v for k, v in self.client.counts.items() if k.endswith(" 304"))
+        now = self.clock.now()
+        meta = {
+            "run_id": self.options.run_id, "attempt": pr.attempt, "recorded_at": utc_now_iso(),
+            "repo": t.repo, "pr": pr.number, "reviewer": t.reviewer,
+            "corpus_fingerprint": self.fingerprint, "tool_version": __version__,
+            "timings": {
+                "elapsed_s": round(now - self.started, 3),
+                "review_wait_s": round(((pr.poll.finished_at if pr.poll and pr.poll.finished_at
+                                         else now) - pr.opened_at) if pr.opened_at else 0.0, 3),
+                "polls": float(pr.poll.polls if pr.poll else 0),
+            },
+            "api_requests": {"charged": charged, "not_modified": not_modified},
+        }
+        verdict = pr.poll.verdict if pr.poll else None
+        if outcome is None and verdict == "timeout" and pr.poll and not pr.poll.activity:
+            outcome = "silent"
+        if pr.number is None and outcome is None:
+            outcome = "error"
+        _score, record = evaluate(capture, self.corpus, settings, self.profile, meta, outcome)
+        if self.options.save_captures:
+            self.options.save_captures.mkdir(parents=True, exist_ok=True)
+            name = f"{self.options.run_id}-{t.repo.replace('/', '_')}-{t.stack}-{pr.kind}-{pr.attempt}.json"
+            (self.options.save_captures / name).write_text(json.dumps(capture, indent=1))
+        self.progress(self._label(pr), f"{record['outcome']}, gate "
+                      + ("passed" if record["gate"]["passed"] else "failed"))
+        return record
+
+    def _confirm(self, base: BaseCommit) -> None:
+        """Re-run a seeded PR that missed a BLOCKER; a blocker counts as missed only if
+        every attempt missed it."""
+        for attempt in range(2, self.options.confirm + 2):
+            last = [r for r in self.records if r["kind"] == "seeded"][-1]
+            if last["outcome"] != "scored" or not _missed_blockers(last):
+                return
+            pr = self._open(base, "seeded", attempt)
+            self._wait([pr])
+            record = self._score(pr)
+            ever_caught = {s["n"] for r in self.records if r["kind"] == "seeded"
+                           for s in r["caught_seeds"] if s["severity"] == "BLOCKER"}
+            still = [n for n in _missed_blockers(record) if n not in ever_caught]
+            if record["outcome"] == "scored" and not still:
+                record["gate"]["reasons"] = [r for r in record["gate"]["reasons"]
+                                             if not r.startswith("blocker recall")]
+                record["gate"]["passed"] = not record["gate"]["reasons"]
+                record["confirmed_by_attempts"] = attempt
+            self.records.append(record)
+
+    def teardown(self) -> None:
+        """Close every PR and delete every branch this cycle made, quickly and always."""
+        self.client.policy = RetryPolicy(max_attempts=2, max_total_wait=2.0,
+                                         clock=_Uncancellable(self.clock))
+        self.client.pacer.clock = _Uncancellable(self.client.pacer.clock)
+        for pr in self.prs:
+            try:
+                if pr.number is not None:
+                    self.client.close_pull(self.target.repo, pr.number)
+            except CanaryError as exc:
+                self.progress(self._label(pr), f"teardown: could not close PR: {exc}")
+            try:
+                self.client.delete_branch(self.target.repo, pr.branch)
+            except CanaryError as exc:
+                self.progress(self._label(pr), f"teardown: could not delete branch: {exc}")
+
+    # --- helpers ------------------------------------------------------------------
+    def _capture(self, pr: OpenPR) -> dict[str, Any]:
+        t = self.target
+        return {
+            "repo": t.repo,
+            "pull": {"number": pr.number, "head": {"sha": pr.head_sha, "ref": pr.branch}},
+            **{ch: list((pr.states.get(ch) or ChannelState()).items or []) for ch in CHANNEL_PATHS},
+            "manifest": {"stack": t.stack, "kind": pr.kind, "mode": t.mode, "prefix": t.prefix,
+                         "fingerprint": self.fingerprint, "reviewer": t.reviewer,
+                         "run_id": self.options.run_id, "attempt": pr.attempt},
+        }
+
+    def _label(self, pr: OpenPR) -> str:
+        suffix = f" (attempt {pr.attempt})" if pr.attempt > 1 else ""
+        return f"{self.target.repo} {self.target.stack}/{pr.kind}{suffix}"
+
+
+def _missed_blockers(record: dict[str, Any]) -> list[int]:
+    return [s["n"] for key in ("missed_seeds", "undercalled_seeds")
+            for s in record[key] if s["severity"] == "BLOCKER"]
+
+
+class _Uncancellable:
+    """Teardown must finish even after the cancel signal: sleep without raising."""
+
+    def __init__(self, clock: Any) -> None:
+        self.inner = getattr(clock, "inner", clock)
+
+    def now(self) -> float:
+        return float(self.inner.now())
+
+    def sleep(self, seconds: float) -> None:
+        import time
+
+        if hasattr(self.inner, "cancel"):
+            time.sleep(min(seconds, 0.5))
+        else:
+            self.inner.sleep(seconds)

@@ -1,0 +1,74 @@
+"""When to stop waiting for the reviewer (DESIGN §7). Pure: the caller brings the time.
+
+A reviewer has finished when it says so (the profile's done, clean, skipped or error
+signal) or when its activity has not changed for ``stable_polls`` consecutive polls after
+it did something. No activity before the timeout means *silent*, which is never a score.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from redline_canary.comments import Comment
+from redline_canary.profiles.base import Extraction, Profile
+
+FINAL_SIGNALS = ("done", "clean", "skipped", "error")
+
+
+@dataclass(frozen=True)
+class PollConfig:
+    interval: float = 30.0
+    stable_polls: int = 2
+    timeout: float = 40 * 60.0
+
+
+@dataclass
+class PollState:
+    started_at: float
+    polls: int = 0
+    activity: int = 0
+    fingerprint: str | None = None
+    stable: int = 0
+    verdict: str | None = None  # done | stable | timeout
+    finished_at: float | None = None
+
+
+def activity_fingerprint(comments: Sequence[Comment], profile: Profile) -> str:
+    """Changes whenever the reviewer adds, edits or removes anything."""
+    digest = hashlib.sha256()
+    for c in sorted((c for c in comments if profile.is_reviewer(c)),
+                    key=lambda c: (c.channel, c.id)):
+        digest.update(f"{c.channel}:{c.id}:{c.state}:{len(c.body)}:".encode())
+        digest.update(c.body.encode())
+    return digest.hexdigest()
+
+
+def observe(state: PollState, config: PollConfig, now: float, fingerprint: str,
+            extraction: Extraction) -> PollState:
+    """Record one poll and decide whether the PR is finished."""
+    state.polls += 1
+    state.activity = extraction.activity
+    if extraction.activity and fingerprint == state.fingerprint:
+        state.stable += 1
+    else:
+        state.stable = 0
+    state.fingerprint = fingerprint
+    if any(extraction.has(s) for s in FINAL_SIGNALS):
+        state.verdict = "done"
+    elif extraction.activity and state.stable >= config.stable_polls:
+        state.verdict = "stable"
+    elif now - state.started_at >= config.timeout:
+        state.verdict = "timeout"
+    if state.verdict:
+        state.finished_at = now
+    return state
+
+
+def describe(state: PollState, config: PollConfig, now: float) -> str:
+    """One progress line: elapsed, reviewer comments so far, stable count."""
+    elapsed = int(now - state.started_at)
+    return (f"{elapsed // 60}m{elapsed % 60:02d}s elapsed, {state.activity} reviewer comment(s), "
+            f"stable {state.stable}/{config.stable_polls}"
+            + (f" -> {state.verdict}" if state.verdict else ""))

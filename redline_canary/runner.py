@@ -1,0 +1,167 @@
+"""Run many targets concurrently, with signals, progress and one summary (``run``, ``demo``).
+
+The main thread only waits: cycles run on worker threads, and SIGINT/SIGTERM set a cancel
+event their clocks watch, so every cycle reaches its ``finally`` and tears down. GitHub
+Actions sends SIGKILL 7.5 s after SIGINT; teardown is bounded to fit inside that.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from redline_canary.clock import Cancelled, RealClock
+from redline_canary.corpus_model import CorpusData
+from redline_canary.cycle import CycleOptions, TargetCycle
+from redline_canary.errors import (
+    EXIT_INFRA,
+    EXIT_INTERRUPTED,
+    CanaryError,
+    combine_exit_codes,
+)
+from redline_canary.github_api import GitHubClient
+from redline_canary.history import append_records
+from redline_canary.pacing import Pacer
+from redline_canary.render import fmt_rate
+from redline_canary.scoring import record_exit_code
+from redline_canary.targets import Target
+
+
+@dataclass
+class RunResult:
+    records: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[tuple[Target, CanaryError]] = field(default_factory=list)
+    exit_code: int = 0
+
+
+class ProgressPrinter:
+    """One line per change; on a TTY the latest line per target is redrawn in place."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.lock = threading.Lock()
+        self.tty = stream.isatty()
+
+    def __call__(self, label: str, text: str) -> None:
+        with self.lock:
+            if self.tty:
+                self.stream.write(f"\r\033[K[{label}] {text}")
+                if "->" in text or "opened" in text or "gate" in text:
+                    self.stream.write("\n")
+            else:
+                self.stream.write(f"[{label}] {text}\n")
+            self.stream.flush()
+
+
+@contextmanager
+def cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
+    """SIGINT/SIGTERM set ``cancel`` (only possible from the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        cancel.set()
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def run_targets(
+    targets: list[Target], corpus: CorpusData, options: CycleOptions, *, token: str,
+    api_url: str | None, parallel: int = 4, history: Path | None = None,
+    progress: Callable[[str, str], None] | None = None, clock: RealClock | None = None,
+) -> RunResult:
+    clock = clock or RealClock()
+    pacer = Pacer(clock)
+    result = RunResult()
+    lock = threading.Lock()
+    codes: list[int] = []
+    printer = progress or ProgressPrinter()
+
+    def one(target: Target) -> None:
+        client = GitHubClient(token, api_url, clock=clock, pacer=pacer)
+        cycle = TargetCycle(client, target, corpus, options, clock, printer)
+        try:
+            records = cycle.run()
+            code = combine_exit_codes([record_exit_code(r) for r in records])
+        except Cancelled:
+            records, code = cycle.records, EXIT_INTERRUPTED
+        except CanaryError as exc:
+            records, code = cycle.records, exc.exit_code
+            with lock:
+                result.failures.append((target, exc))
+            printer(target.label, f"failed: {exc}")
+        finally:
+            client.close()
+        if history and records:
+            append_records(history, records)
+        with lock:
+            result.records.extend(records)
+            codes.append(code)
+
+    with cancel_on_signals(clock.cancel), ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+        futures = [pool.submit(one, t) for t in targets]
+        for f in futures:
+            while not f.done():
+                _wait(f)
+            if f.exception() is not None:
+                codes.append(EXIT_INFRA)
+                printer("run", f"internal error: {f.exception()!r}")
+    result.exit_code = EXIT_INTERRUPTED if clock.cancel.is_set() else combine_exit_codes(codes)
+    return result
+
+
+def _wait(future: Any) -> None:
+    """Wait in short slices so the main thread stays responsive to signals."""
+    try:
+        future.result(timeout=0.2)
+    except Exception:
+        return
+
+
+def summary_table(records: list[dict[str, Any]]) -> str:
+    """target, outcome, blocker recall (n), recall (n, CI), undercalls, clean FPs, gate."""
+    head = ["target", "kind", "outcome", "blocker recall", "recall", "undercalls", "clean FPs", "gate"]
+    rows = [head]
+    for r in records:
+        b = r["by_severity"]["BLOCKER"]
+        scored = r["outcome"] == "scored"
+        seeded = r["kind"] == "seeded"
+        rows.append([
+            f"{r['repo']} {r['stack']}" + (f" #{r['attempt']}" if r.get("attempt", 1) > 1 else ""),
+            r["kind"], r["outcome"],
+            fmt_rate(b["caught"], b["markers"], r.get("blocker_recall_ci95")).split(",")[0] + ")"
+            if scored and seeded and b["markers"] else "-",
+            fmt_rate(r["caught"], r["markers"], r.get("recall_ci95")) if scored and seeded else "-",
+            str(r["undercalled"]) if scored and seeded else "-",
+            str(r["clean_false_positives"]) if scored and not seeded else "-",
+            "PASS" if r["gate"]["passed"] else "FAIL",
+        ])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def default_run_id() -> str:
+    run = os.environ.get("GITHUB_RUN_ID")
+    if run:
+        return f"{run}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
+    from redline_canary.clock import utc_now_iso
+
+    return "local-" + utc_now_iso().replace(":", "").replace("-", "").lower()

@@ -1,0 +1,60 @@
+"""A local fake of the GitHub REST subset redline-canary uses, with simulated reviewers.
+
+Real clients (PyGithub with ``base_url``, httpx) talk to it over real sockets, so a canary
+run against the sandbox exercises the same code paths as a run against api.github.com.
+Faithful to DESIGN §10, ``shared/reference/github-api.md`` §11 and the recorded fixtures
+(``tests/test_sandbox_contract.py`` replays every one of them).
+
+    with Sandbox() as sb:                                  # sb.url = "http://127.0.0.1:PORT"
+        sb.create_repo("acme/canary-python", files={"README.md": "hi\n"})
+        sb.attach_reviewer("acme/canary-python", BanditReviewer(latency=0.1))
+        gh = Github(base_url=sb.url, auth=Auth.Token("any"), retry=None,
+                    seconds_between_requests=None, seconds_between_writes=None)
+        ...                                                # the product's real code path
+        sb.wait_for_reviewers()
+        assert sb.open_pulls("acme/canary-python") == []
+        assert sb.branches("acme/canary-python") == ["main"]
+        sb.request_counts("charged")       # {"GET /repos/{owner}/{repo}/pulls/{pull_number}": 3, ...}
+
+Knobs: ``inject_fault`` (status/headers/delay/drop, N times or always, per method+route
+template), ``secondary_limit``, ``primary_limit``, ``tree_payload_cap``. Observation:
+``requests``, ``request_counts``, ``pulls``/``open_pulls``, ``branches``, ``files``,
+``capture`` (the three comment channels as GitHub JSON), ``reviewer_activity``.
+"""
+
+from redline_canary.sandbox.core import PullSummary, RepoHandle, Sandbox
+from redline_canary.sandbox.reviewers import (
+    BANDIT_BOT,
+    COPILOT,
+    REDLINE_BOT,
+    Activity,
+    BanditReviewer,
+    Batch,
+    Identity,
+    ReplayReviewer,
+    ReviewContext,
+    Reviewer,
+    ScriptedReviewer,
+    SilentReviewer,
+)
+from redline_canary.sandbox.server import Fault, RequestRecord
+
+__all__ = [
+    "BANDIT_BOT",
+    "COPILOT",
+    "REDLINE_BOT",
+    "Activity",
+    "BanditReviewer",
+    "Batch",
+    "Fault",
+    "Identity",
+    "PullSummary",
+    "ReplayReviewer",
+    "RepoHandle",
+    "RequestRecord",
+    "ReviewContext",
+    "Reviewer",
+    "Sandbox",
+    "ScriptedReviewer",
+    "SilentReviewer",
+]

@@ -1,0 +1,932 @@
+"""The REST routes the product touches, each a small function from a request to a reply.
+
+Templates are GitHub's own (OpenAPI path spelling), because the request log and fault
+injection are keyed by them and tests read better when they quote the docs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import quote, unquote, urlencode
+
+from redline_canary.sandbox import gitstore as g
+from redline_canary.sandbox.model import ApiError, Issue, Repo, User, not_found, parse_iso
+from redline_canary.sandbox.render import Json, Renderer
+from redline_canary.sandbox.state import State
+
+if TYPE_CHECKING:
+    from redline_canary.sandbox.server import SandboxServer
+
+T = TypeVar("T")
+
+R = "/repos/{owner}/{repo}"
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    link: str | None = None
+    etag: bool = True  # GET /rate_limit is "no-cache" and carries none
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    query: list[tuple[str, str]]
+    body: Any
+    params: dict[str, str]
+    viewer: User
+    state: State
+    r: Renderer
+    server: SandboxServer
+    route: Route
+
+    def q(self, name: str) -> str | None:
+        for k, v in self.query:
+            if k == name:
+                return v
+        return None
+
+    @property
+    def repo(self) -> Repo:
+        return self.state.get_repo(self.params["owner"], self.params["repo"])
+
+    def num(self, name: str) -> int:
+        return int(self.params[name])
+
+    def obj(self) -> dict[str, Any]:
+        return self.body if isinstance(self.body, dict) else {}
+
+
+Handler = Callable[[Call], Reply]
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    template: str
+    regex: re.Pattern[str]
+    handler: Handler
+    doc: str
+    perm: str | None
+
+
+ROUTES: list[Route] = []
+
+_WIDE = {"ref", "branch", "path"}  # parameters that may contain "/"
+_NUMERIC = {"pull_number", "issue_number", "comment_id", "review_id", "reaction_id"}
+
+
+def _compile(template: str) -> re.Pattern[str]:
+    out = ""
+    for part in re.split(r"(\{[a-z_]+\})", template):
+        if part.startswith("{"):
+            name = part[1:-1]
+            if name in _WIDE:
+                out += f"(?P<{name}>.*)"
+            elif name in _NUMERIC:
+                out += f"(?P<{name}>[0-9]+)"
+            else:
+                out += f"(?P<{name}>[^/]+)"
+        else:
+            out += re.escape(part)
+    return re.compile(f"^{out}/?$")
+
+
+def route(method: str, template: str, doc: str, perm: str | None = None) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        ROUTES.append(Route(method, template, _compile(template), fn, doc, perm))
+        return fn
+
+    return deco
+
+
+def match(method: str, path: str) -> tuple[Route | None, dict[str, str]]:
+    """First route whose template and method fit; GitHub answers 404 to a wrong method too."""
+    for rt in ROUTES:
+        if rt.method != method:
+            continue
+        m = rt.regex.match(path)
+        if m is not None:
+            return rt, {k: unquote(v) for k, v in m.groupdict().items()}
+    return None, {}
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def paged(call: Call, items: Sequence[T], render: Callable[[T], Any], repo: Repo | None) -> Reply:
+    """Slice a list the way GitHub does and emit the exact ``link`` header format."""
+    try:
+        per_page = int(call.q("per_page") or 30)
+    except ValueError:
+        per_page = 30
+    per_page = 30 if per_page <= 0 else min(per_page, 100)
+    try:
+        page = max(int(call.q("page") or 1), 1)
+    except ValueError:
+        page = 1
+    last = max(math.ceil(len(items) / per_page), 1)
+    chunk = items[(page - 1) * per_page : page * per_page]
+    link = None
+    if last > 1 or page > 1:
+        if repo is not None:
+            rest = "/".join(call.path.split("/")[4:])
+            base = f"{call.r.api}/repositories/{repo.id}" + (f"/{rest}" if rest else "")
+        else:
+            base = call.r.api + call.path
+        kept = [(k, v) for k, v in call.query if k != "page"]
+
+        def url(n: int) -> str:
+            return f"<{base}?{urlencode([*kept, ('page', str(n))])}>"
+
+        rels = []
+        if page > 1:
+            rels.append(f'{url(min(page - 1, last))}; rel="prev"')
+        if page < last:
+            rels.append(f'{url(page + 1)}; rel="next"')
+            rels.append(f'{url(last)}; rel="last"')
+        if page > 1:
+            rels.append(f'{url(1)}; rel="first"')
+        link = ", ".join(rels)
+    return Reply(200, [render(x) for x in chunk], link=link)
+
+
+def created(body: Json, location: str) -> Reply:
+    return Reply(201, body, headers={"location": location})
+
+
+def _direction(call: Call, default: str) -> bool:
+    return (call.q("direction") or default) == "desc"
+
+
+def _since(call: Call) -> float | None:
+    s = call.q("since")
+    return parse_iso(s) if s else None
+
+
+def _names(body: Any) -> list[str]:
+    if isinstance(body, dict):
+        body = body.get("labels", [])
+    if not isinstance(body, list):
+        raise ApiError(422, "Invalid request.\n\nFor 'links/0/schema', is not an array.")
+    out: list[str] = []
+    for item in body:
+        if isinstance(item, dict):
+            item = item.get("name")
+        if not isinstance(item, str):
+            raise ApiError(422, "Invalid request.\n\nLabel names must be strings.")
+        out.append(item)
+    return out
+
+
+# --- top level -------------------------------------------------------------------------
+
+D_RATE = "https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user"
+
+
+@route("GET", "/rate_limit", D_RATE)
+def rate_limit(call: Call) -> Reply:
+    rl = call.server.rate
+    rl.roll(call.state.clock())
+    body = call.r.rate_limit(rl.limit, rl.used, rl.reset, call.state.clock())
+    return Reply(200, body, headers={"cache-control": "no-cache"}, etag=False)
+
+
+@route("GET", "/user", "https://docs.github.com/rest/users/users#get-the-authenticated-user")
+def get_viewer(call: Call) -> Reply:
+    return Reply(200, call.r.user_full(call.viewer, private=True))
+
+
+@route("GET", "/users/{username}", "https://docs.github.com/rest/users/users#get-a-user")
+def get_user(call: Call) -> Reply:
+    u = call.state.find_user(call.params["username"])
+    if u is None:
+        raise not_found(call.route.doc)
+    return Reply(200, call.r.user_full(u, private=False))
+
+
+# --- repository and branches -----------------------------------------------------------
+
+
+@route("GET", R, "https://docs.github.com/rest/repos/repos#get-a-repository", "metadata=read")
+def get_repo(call: Call) -> Reply:
+    return Reply(200, call.r.repo(call.repo, full=True))
+
+
+D_BRANCH = "https://docs.github.com/rest/branches/branches"
+
+
+@route("GET", f"{R}/branches", f"{D_BRANCH}#list-branches", "contents=read")
+def list_branches(call: Call) -> Reply:
+    repo = call.repo
+    names = sorted(r[len("refs/heads/") :] for r in repo.refs if r.startswith("refs/heads/"))
+    return paged(call, names, lambda n: call.r.branch_short(repo, n), repo)
+
+
+@route("GET", f"{R}/branches/{{branch}}", f"{D_BRANCH}#get-a-branch", "contents=read")
+def get_branch(call: Call) -> Reply:
+    repo = call.repo
+    name = call.params["branch"]
+    if f"refs/heads/{name}" not in repo.refs:
+        raise ApiError(404, "Branch not found", doc=call.route.doc)
+    return Reply(200, call.r.branch(repo, name))
+
+
+# --- git refs ----------------------------------------------------------------------------
+
+D_REFS = "https://docs.github.com/rest/git/refs"
+
+
+def _ref_or_404(call: Call, repo: Repo, ref: str) -> str:
+    call.state.require_nonempty(repo)
+    full = f"refs/{ref}" if not ref.startswith("refs/") else ref
+    if full not in repo.refs:
+        raise not_found(call.route.doc)
+    return full
+
+
+@route("GET", f"{R}/git/ref/{{ref}}", f"{D_REFS}#get-a-reference", "contents=read")
+def get_ref(call: Call) -> Reply:
+    repo = call.repo
+    full = _ref_or_404(call, repo, call.params["ref"])
+    return Reply(200, call.r.ref(repo, full), headers={"x-poll-interval": "300"})
+
+
+@route("GET", f"{R}/git/refs", f"{D_REFS}#list-matching-references", "contents=read")
+def list_refs(call: Call) -> Reply:
+    repo = call.repo
+    call.state.require_nonempty(repo)
+    reply = paged(call, sorted(repo.refs), lambda x: call.r.ref(repo, x), repo)
+    reply.headers["x-poll-interval"] = "300"
+    return reply
+
+
+@route("GET", f"{R}/git/refs/{{ref}}", f"{D_REFS}#get-a-reference", "contents=read")
+def get_refs_legacy(call: Call) -> Reply:
+    """The pre-2020 spelling: exact ref, else every ref under it as a list, else 404."""
+    repo = call.repo
+    call.state.require_nonempty(repo)
+    ref = call.params["ref"].strip("/")
+    full = f"refs/{ref}"
+    if full in repo.refs:
+        return Reply(200, call.r.ref(repo, full), headers={"x-poll-interval": "300"})
+    under = sorted(x for x in repo.refs if x.startswith(full + "/"))
+    if not under:
+        raise not_found(call.route.doc)
+    return paged(call, under, lambda x: call.r.ref(repo, x), repo)
+
+
+@route("GET", f"{R}/git/matching-refs/{{ref}}", f"{D_REFS}#list-matching-references", "contents=read")
+def matching_refs(call: Call) -> Reply:
+    repo = call.repo
+    call.state.require_nonempty(repo)
+    prefix = "refs/" + call.params["ref"]
+    items = sorted(x for x in repo.refs if x.startswith(prefix))
+    reply = paged(call, items, lambda x: call.r.ref(repo, x), repo)
+    reply.headers["x-poll-interval"] = "300"
+    return reply
+
+
+@route("POST", f"{R}/git/refs", f"{D_REFS}#create-a-reference", "contents=write")
+def create_ref(call: Call) -> Reply:
+    repo = call.repo
+    b = call.obj()
+    ref = call.state.create_ref(repo, b.get("ref"), b.get("sha"))
+    body = call.r.ref(repo, ref)
+    return created(body, body["url"])
+
+
+def _update_ref(call: Call) -> Reply:
+    repo = call.repo
+    b = call.obj()
+    ref = call.state.update_ref(repo, call.params["ref"], b.get("sha"), b.get("force", False))
+    return Reply(200, call.r.ref(repo, ref))
+
+
+def _delete_ref(call: Call) -> Reply:
+    call.state.delete_ref(call.repo, call.params["ref"])
+    return Reply(204)
+
+
+_PATCH_PERM = "contents=write; contents=write,workflows=write"
+route("PATCH", f"{R}/git/refs/{{ref}}", f"{D_REFS}#update-a-reference", _PATCH_PERM)(_update_ref)
+route("PATCH", f"{R}/git/ref/{{ref}}", f"{D_REFS}#update-a-reference", _PATCH_PERM)(_update_ref)
+route("DELETE", f"{R}/git/refs/{{ref}}", f"{D_REFS}#delete-a-reference", "contents=write")(_delete_ref)
+route("DELETE", f"{R}/git/ref/{{ref}}", f"{D_REFS}#delete-a-reference", "contents=write")(_delete_ref)
+
+# --- trees, blobs, commits ----------------------------------------------------------------
+
+D_TREES = "https://docs.github.com/rest/git/trees"
+D_BLOBS = "https://docs.github.com/rest/git/blobs"
+D_COMMITS = "https://docs.github.com/rest/git/commits"
+
+
+@route("POST", f"{R}/git/trees", f"{D_TREES}#create-a-tree", "contents=write")
+def create_tree(call: Call) -> Reply:
+    repo = call.repo
+    b = call.obj()
+    sha = call.state.create_tree(repo, b.get("tree"), b.get("base_tree"))
+    body = call.r.tree(repo, sha)
+    return created(body, body["url"])
+
+
+@route("GET", f"{R}/git/trees/{{tree_sha}}", f"{D_TREES}#get-a-tree", "contents=read")
+def get_tree(call: Call) -> Reply:
+    repo = call.repo
+    asked = call.params["tree_sha"]
+    store = call.state.store
+    sha = store.tree_of(asked)
+    if sha is None and f"refs/heads/{asked}" in repo.refs:
+        sha = store.tree_of(repo.refs[f"refs/heads/{asked}"])
+    if sha is None:
+        raise not_found(call.route.doc)
+    recursive = call.q("recursive") not in (None, "", "0", "false")
+    shown = asked if re.fullmatch(r"[0-9a-f]{40}", asked) else sha
+    body = call.r.tree(repo, sha, shown_sha=shown, recursive=recursive)
+    return Reply(200, body, headers={"cache-control": "private, max-age=86400, s-maxage=86400"})
+
+
+@route("POST", f"{R}/git/blobs", f"{D_BLOBS}#create-a-blob", "contents=write")
+def create_blob(call: Call) -> Reply:
+    repo = call.repo
+    b = call.obj()
+    sha = call.state.create_blob(repo, b.get("content"), b.get("encoding"))
+    url = f"{call.r.repo_base(repo)}/git/blobs/{sha}"
+    return created({"url": url, "sha": sha}, url)
+
+
+@route("GET", f"{R}/git/blobs/{{file_sha}}", f"{D_BLOBS}#get-a-blob", "contents=read")
+def get_blob(call: Call) -> Reply:
+    repo = call.repo
+    sha = call.params["file_sha"]
+    if sha not in call.state.store.blobs:
+        raise not_found(call.route.doc)
+    return Reply(200, call.r.blob(repo, sha))
+
+
+@route("POST", f"{R}/git/commits", f"{D_COMMITS}#create-a-commit", "contents=write")
+def create_commit(call: Call) -> Reply:
+    repo = call.repo
+    commit = call.state.create_commit(repo, call.obj(), call.viewer)
+    body = call.r.commit(repo, commit)
+    return created(body, body["url"])
+
+
+@route("GET", f"{R}/git/commits/{{commit_sha}}", f"{D_COMMITS}#get-a-commit", "contents=read")
+def get_commit(call: Call) -> Reply:
+    repo = call.repo
+    c = call.state.store.commits.get(call.params["commit_sha"])
+    if c is None:
+        raise not_found(call.route.doc)
+    return Reply(200, call.r.commit(repo, c))
+
+
+# --- pull requests --------------------------------------------------------------------
+
+D_PULLS = "https://docs.github.com/rest/pulls/pulls"
+P_READ = "pull_requests=read; contents=read"
+P_WRITE = "pull_requests=write"
+
+
+@route("GET", f"{R}/pulls", f"{D_PULLS}#list-pull-requests", P_READ)
+def list_pulls(call: Call) -> Reply:
+    repo = call.repo
+    state = call.q("state") or "open"
+    head, base = call.q("head"), call.q("base")
+    items = [i for i in repo.pulls() if state == "all" or i.state == state]
+    if head:
+        owner, sep, ref = head.partition(":")
+        if sep:
+            items = [
+                i
+                for i in items
+                if i.pull is not None
+                and i.pull.head_repo.owner.login.lower() == owner.lower()
+                and i.pull.head_ref == ref
+            ]
+        else:
+            items = [i for i in items if i.pull is not None and i.pull.head_ref == head]
+    if base:
+        items = [i for i in items if i.pull is not None and i.pull.base_ref == base]
+    sort = call.q("sort") or "created"
+    if sort == "updated":
+        items.sort(key=lambda i: (i.updated_at, i.number))
+    else:
+        items.sort(key=lambda i: i.number)
+    if _direction(call, "desc"):
+        items.reverse()
+    return paged(call, items, lambda i: call.r.pull(repo, i, full=False), repo)
+
+
+@route("POST", f"{R}/pulls", f"{D_PULLS}#create-a-pull-request", P_WRITE)
+def create_pull(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.create_pull(repo, call.viewer, call.obj())
+    body = call.r.pull(repo, issue)
+    return created(body, body["url"])
+
+
+@route("GET", f"{R}/pulls/{{pull_number}}", f"{D_PULLS}#get-a-pull-request", P_READ)
+def get_pull(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.get_pull(repo, call.num("pull_number"), call.route.doc)
+    return Reply(200, call.r.pull(repo, issue))
+
+
+@route("PATCH", f"{R}/pulls/{{pull_number}}", f"{D_PULLS}#update-a-pull-request", P_WRITE)
+def update_pull(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.update_pull(repo, call.num("pull_number"), call.obj())
+    return Reply(200, call.r.pull(repo, issue))
+
+
+D_FILES = f"{D_PULLS}#list-pull-requests-files"
+
+
+@route("GET", f"{R}/pulls/{{pull_number}}/files", D_FILES, P_READ)
+def list_files(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.get_pull(repo, call.num("pull_number"), call.route.doc)
+    base_tree, head_tree = call.state.pull_trees(issue)
+    old = call.state.store.flatten(base_tree)
+    new = call.state.store.flatten(head_tree)
+    diffs = list(call.state.diff(issue).values())
+    b, html = call.r.repo_base(repo), call.r.repo_html(repo)
+    head = issue.pr.head_sha
+
+    def render(d: g.FileDiff) -> Json:
+        leaf = new.get(d.path) or old.get(d.path)
+        a_text = _text(call.state, old.get(d.path))
+        b_text = _text(call.state, new.get(d.path))
+        patch = "".join(list(difflib.unified_diff(a_text, b_text, n=3))[2:])
+        return {
+            "sha": leaf.sha if leaf else None,
+            "filename": d.path,
+            "status": d.status,
+            "additions": d.additions,
+            "deletions": d.deletions,
+            "changes": d.additions + d.deletions,
+            "blob_url": f"{html}/blob/{head}/{quote(d.path)}",
+            "raw_url": f"{html}/raw/{head}/{quote(d.path)}",
+            "contents_url": f"{b}/contents/{quote(d.path)}?ref={head}",
+            "patch": patch,
+        }
+
+    return paged(call, diffs, render, repo)
+
+
+def _text(state: State, leaf: g.FlatEntry | None) -> list[str]:
+    if leaf is None or leaf.type != "blob":
+        return []
+    return state.store.blobs.get(leaf.sha, b"").decode("utf-8", "replace").splitlines(True)
+
+
+D_RR = "https://docs.github.com/rest/pulls/review-requests"
+
+
+@route(
+    "GET",
+    f"{R}/pulls/{{pull_number}}/requested_reviewers",
+    f"{D_RR}#get-all-requested-reviewers-for-a-pull-request",
+    P_READ,
+)
+def list_requested(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.get_pull(repo, call.num("pull_number"), call.route.doc)
+    return Reply(
+        200,
+        {
+            "users": [call.r.user(u) for u in issue.pr.requested_reviewers],
+            "teams": [call.r.team(t) for t in issue.pr.requested_teams],
+        },
+    )
+
+
+@route(
+    "POST",
+    f"{R}/pulls/{{pull_number}}/requested_reviewers",
+    f"{D_RR}#request-reviewers-for-a-pull-request",
+    P_WRITE,
+)
+def request_reviewers(call: Call) -> Reply:
+    repo = call.repo
+    b = call.obj()
+    issue = call.state.request_reviewers(
+        repo, call.num("pull_number"), call.viewer, b.get("reviewers"), b.get("team_reviewers")
+    )
+    return Reply(201, call.r.pull(repo, issue, full=False))
+
+
+@route(
+    "DELETE",
+    f"{R}/pulls/{{pull_number}}/requested_reviewers",
+    f"{D_RR}#remove-requested-reviewers-from-a-pull-request",
+    P_WRITE,
+)
+def remove_requested(call: Call) -> Reply:
+    repo = call.repo
+    b = call.obj()
+    issue = call.state.remove_requested_reviewers(
+        repo, call.num("pull_number"), b.get("reviewers"), b.get("team_reviewers")
+    )
+    return Reply(200, call.r.pull(repo, issue, full=False))
+
+
+# --- review comments and reviews --------------------------------------------------------
+
+D_RC = "https://docs.github.com/rest/pulls/comments"
+D_REVIEWS = "https://docs.github.com/rest/pulls/reviews"
+
+
+def _sorted_comments(call: Call, items: list[Any]) -> list[Any]:
+    since = _since(call)
+    if since is not None:
+        items = [c for c in items if c.updated_at >= since]
+    if (call.q("sort") or "created") == "updated":
+        items = sorted(items, key=lambda c: (c.updated_at, c.id))
+    else:
+        items = sorted(items, key=lambda c: c.id)
+    if _direction(call, "asc"):
+        items.reverse()
+    return items
+
+
+@route(
+    "GET",
+    f"{R}/pulls/{{pull_number}}/comments",
+    f"{D_RC}#list-review-comments-on-a-pull-request",
+    P_READ,
+)
+def list_review_comments(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.get_pull(repo, call.num("pull_number"), call.route.doc)
+    items = _sorted_comments(call, list(_visible_comments(call, issue)))
+    return paged(call, items, lambda c: call.r.review_comment(repo, issue, c), repo)
+
+
+@route(
+    "POST",
+    f"{R}/pulls/{{pull_number}}/comments",
+    f"{D_RC}#create-a-review-comment-for-a-pull-request",
+    P_WRITE,
+)
+def create_review_comment(call: Call) -> Reply:
+    """A lone inline comment: on GitHub it arrives wrapped in its own COMMENTED review."""
+    repo = call.repo
+    number = call.num("pull_number")
+    spec = dict(call.obj())
+    if "in_reply_to" in spec:
+        issue = call.state.get_pull(repo, number, call.route.doc)
+        parent = next((c for c in issue.pr.review_comments if c.id == spec["in_reply_to"]), None)
+        if parent is None:
+            raise not_found(call.route.doc)
+        spec.update(path=parent.path, line=parent.line, side=parent.side, in_reply_to_id=parent.id)
+    body = {"event": "COMMENT", "body": "", "comments": [spec]}
+    if isinstance(spec.get("commit_id"), str):
+        body["commit_id"] = spec["commit_id"]
+    review = call.state.create_review(repo, number, call.viewer, body, validate="in_reply_to" not in spec)
+    issue = call.state.get_pull(repo, number)
+    made = next(c for c in reversed(issue.pr.review_comments) if c.review_id == review.id)
+    out = call.r.review_comment(repo, issue, made)
+    return created(out, out["url"])
+
+
+def _visible_comments(call: Call, issue: Issue) -> list[Any]:
+    """Comments of a PENDING review are only visible to its author, as on GitHub."""
+    pending = {r.id for r in issue.pr.reviews if r.state == "PENDING" and r.user.id != call.viewer.id}
+    return [c for c in issue.pr.review_comments if c.review_id not in pending]
+
+
+@route("GET", f"{R}/pulls/comments", f"{D_RC}#list-review-comments-in-a-repository", P_READ)
+def list_repo_review_comments(call: Call) -> Reply:
+    repo = call.repo
+    pairs = [(i, c) for i in repo.pulls() for c in _visible_comments(call, i)]
+    pairs.sort(key=lambda p: p[1].id)
+    return paged(call, pairs, lambda p: call.r.review_comment(repo, p[0], p[1]), repo)
+
+
+@route(
+    "GET",
+    f"{R}/pulls/comments/{{comment_id}}",
+    f"{D_RC}#get-a-review-comment-for-a-pull-request",
+    P_READ,
+)
+def get_review_comment(call: Call) -> Reply:
+    repo = call.repo
+    issue, c = call.state.find_review_comment(repo, call.num("comment_id"))
+    return Reply(200, call.r.review_comment(repo, issue, c))
+
+
+@route(
+    "GET",
+    f"{R}/pulls/{{pull_number}}/reviews",
+    f"{D_REVIEWS}#list-reviews-for-a-pull-request",
+    P_READ,
+)
+def list_reviews(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.get_pull(repo, call.num("pull_number"), call.route.doc)
+    items = [rv for rv in issue.pr.reviews if rv.state != "PENDING" or rv.user.id == call.viewer.id]
+    return paged(call, items, lambda rv: call.r.review(repo, issue, rv), repo)
+
+
+@route(
+    "POST",
+    f"{R}/pulls/{{pull_number}}/reviews",
+    f"{D_REVIEWS}#create-a-review-for-a-pull-request",
+    P_WRITE,
+)
+def create_review(call: Call) -> Reply:
+    repo = call.repo
+    number = call.num("pull_number")
+    review = call.state.create_review(repo, number, call.viewer, call.obj())
+    issue = call.state.get_pull(repo, number)
+    return Reply(200, call.r.review(repo, issue, review))
+
+
+def _find_review(call: Call) -> tuple[Repo, Issue, Any]:
+    repo = call.repo
+    issue = call.state.get_pull(repo, call.num("pull_number"), call.route.doc)
+    rid = call.num("review_id")
+    for rv in issue.pr.reviews:
+        if rv.id == rid and (rv.state != "PENDING" or rv.user.id == call.viewer.id):
+            return repo, issue, rv
+    raise not_found(call.route.doc)
+
+
+@route(
+    "GET",
+    f"{R}/pulls/{{pull_number}}/reviews/{{review_id}}",
+    f"{D_REVIEWS}#get-a-review-for-a-pull-request",
+    P_READ,
+)
+def get_review(call: Call) -> Reply:
+    repo, issue, rv = _find_review(call)
+    return Reply(200, call.r.review(repo, issue, rv))
+
+
+@route(
+    "GET",
+    f"{R}/pulls/{{pull_number}}/reviews/{{review_id}}/comments",
+    f"{D_REVIEWS}#list-comments-for-a-pull-request-review",
+    P_READ,
+)
+def list_review_comments_of_review(call: Call) -> Reply:
+    repo, issue, rv = _find_review(call)
+    items = [c for c in issue.pr.review_comments if c.review_id == rv.id]
+    return paged(call, items, lambda c: call.r.review_comment(repo, issue, c), repo)
+
+
+# --- issues, labels, issue comments, reactions ---------------------------------------------
+
+D_ISSUES = "https://docs.github.com/rest/issues/issues"
+D_LABELS = "https://docs.github.com/rest/issues/labels"
+D_IC = "https://docs.github.com/rest/issues/comments"
+D_REACT = "https://docs.github.com/rest/reactions/reactions"
+I_READ = "issues=read; pull_requests=read"
+I_WRITE = "issues=write; pull_requests=write"
+
+
+@route("GET", f"{R}/issues", f"{D_ISSUES}#list-repository-issues", I_READ)
+def list_issues(call: Call) -> Reply:
+    repo = call.repo
+    state = call.q("state") or "open"
+    items = [i for i in repo.issues.values() if state == "all" or i.state == state]
+    wanted = [x.strip().lower() for x in (call.q("labels") or "").split(",") if x.strip()]
+    if wanted:
+        items = [i for i in items if all(w in {lab.name.lower() for lab in i.labels} for w in wanted)]
+    since = _since(call)
+    if since is not None:
+        items = [i for i in items if i.updated_at >= since]
+    if (call.q("sort") or "created") == "updated":
+        items.sort(key=lambda i: (i.updated_at, i.number))
+    else:
+        items.sort(key=lambda i: i.number)
+    if _direction(call, "desc"):
+        items.reverse()
+    return paged(call, items, lambda i: call.r.issue(repo, i), repo)
+
+
+@route("POST", f"{R}/issues", f"{D_ISSUES}#create-an-issue", I_WRITE)
+def create_issue(call: Call) -> Reply:
+    repo = call.repo
+    b = call.obj()
+    labels = _names(b.get("labels", []))
+    issue = call.state.create_issue(repo, call.viewer, b.get("title"), b.get("body"), labels)
+    body = call.r.issue(repo, issue, single=True)
+    return created(body, body["url"])
+
+
+@route("GET", f"{R}/issues/{{issue_number}}", f"{D_ISSUES}#get-an-issue", I_READ)
+def get_issue(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.get_issue(repo, call.num("issue_number"), call.route.doc)
+    return Reply(200, call.r.issue(repo, issue, single=True))
+
+
+@route("PATCH", f"{R}/issues/{{issue_number}}", f"{D_ISSUES}#update-an-issue", I_WRITE)
+def update_issue(call: Call) -> Reply:
+    repo = call.repo
+    number = call.num("issue_number")
+    b = call.obj()
+    issue = call.state.get_issue(repo, number, call.route.doc)
+    if issue.pull is not None:
+        call.state.update_pull(repo, number, {k: v for k, v in b.items() if k in ("state", "title", "body")})
+    else:
+        call.state.check_writable(repo, call.route.doc)
+        with call.state.lock:
+            if b.get("state") in ("open", "closed"):
+                issue.state = b["state"]
+                issue.closed_at = call.state.clock() if issue.state == "closed" else None
+                issue.state_reason = b.get("state_reason") or ("completed" if issue.state == "closed" else None)
+            if isinstance(b.get("title"), str):
+                issue.title = b["title"]
+            if "body" in b:
+                issue.body = b["body"] if isinstance(b["body"], str) else None
+            issue.updated_at = call.state.clock()
+    if "labels" in b:
+        call.state.set_labels(repo, number, _names(b["labels"]))
+    return Reply(200, call.r.issue(repo, issue, single=True))
+
+
+@route(
+    "POST",
+    f"{R}/issues/{{issue_number}}/assignees",
+    "https://docs.github.com/rest/issues/assignees#add-assignees-to-an-issue",
+    I_WRITE,
+)
+def add_assignees(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.add_assignees(repo, call.num("issue_number"), call.obj().get("assignees"))
+    return Reply(201, call.r.issue(repo, issue, single=True))
+
+
+@route("GET", f"{R}/issues/{{issue_number}}/labels", f"{D_LABELS}#list-labels-for-an-issue", I_READ)
+def list_issue_labels(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.get_issue(repo, call.num("issue_number"), call.route.doc)
+    return paged(call, list(issue.labels), lambda x: call.r.label(repo, x), repo)
+
+
+@route("POST", f"{R}/issues/{{issue_number}}/labels", f"{D_LABELS}#add-labels-to-an-issue", I_WRITE)
+def add_labels(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.add_labels(repo, call.num("issue_number"), _names(call.body))
+    return Reply(200, [call.r.label(repo, x) for x in issue.labels])
+
+
+@route("PUT", f"{R}/issues/{{issue_number}}/labels", f"{D_LABELS}#set-labels-for-an-issue", I_WRITE)
+def set_labels(call: Call) -> Reply:
+    repo = call.repo
+    call.state.check_writable(repo, call.route.doc)
+    issue = call.state.set_labels(repo, call.num("issue_number"), _names(call.body))
+    return Reply(200, [call.r.label(repo, x) for x in issue.labels])
+
+
+@route(
+    "DELETE",
+    f"{R}/issues/{{issue_number}}/labels",
+    f"{D_LABELS}#remove-all-labels-from-an-issue",
+    I_WRITE,
+)
+def clear_labels(call: Call) -> Reply:
+    repo = call.repo
+    call.state.check_writable(repo, call.route.doc)
+    call.state.set_labels(repo, call.num("issue_number"), [])
+    return Reply(204)
+
+
+@route(
+    "DELETE",
+    f"{R}/issues/{{issue_number}}/labels/{{name}}",
+    f"{D_LABELS}#remove-a-label-from-an-issue",
+    I_WRITE,
+)
+def remove_label(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.remove_label(repo, call.num("issue_number"), call.params["name"])
+    return Reply(200, [call.r.label(repo, x) for x in issue.labels])
+
+
+@route("GET", f"{R}/labels", f"{D_LABELS}#list-labels-for-a-repository", I_READ)
+def list_labels(call: Call) -> Reply:
+    repo = call.repo
+    items = sorted(repo.labels.values(), key=lambda x: x.name.lower())
+    return paged(call, items, lambda x: call.r.label(repo, x), repo)
+
+
+@route("POST", f"{R}/labels", f"{D_LABELS}#create-a-label", I_WRITE)
+def create_label(call: Call) -> Reply:
+    repo = call.repo
+    label = call.state.create_label(repo, call.obj())
+    body = call.r.label(repo, label)
+    return created(body, body["url"])
+
+
+@route("GET", f"{R}/labels/{{name}}", f"{D_LABELS}#get-a-label", I_READ)
+def get_label(call: Call) -> Reply:
+    repo = call.repo
+    label = repo.labels.get(call.params["name"].lower())
+    if label is None:
+        raise not_found(call.route.doc)
+    return Reply(200, call.r.label(repo, label))
+
+
+@route("GET", f"{R}/issues/{{issue_number}}/comments", f"{D_IC}#list-issue-comments", I_READ)
+def list_issue_comments(call: Call) -> Reply:
+    repo = call.repo
+    issue = call.state.get_issue(repo, call.num("issue_number"), call.route.doc)
+    items = list(issue.comments)
+    since = _since(call)
+    if since is not None:
+        items = [c for c in items if c.updated_at >= since]
+    return paged(call, items, lambda c: call.r.issue_comment(repo, issue, c), repo)
+
+
+@route("POST", f"{R}/issues/{{issue_number}}/comments", f"{D_IC}#create-an-issue-comment", I_WRITE)
+def create_issue_comment(call: Call) -> Reply:
+    repo = call.repo
+    number = call.num("issue_number")
+    comment = call.state.add_issue_comment(repo, number, call.viewer, call.obj().get("body"))
+    issue = call.state.get_issue(repo, number)
+    body = call.r.issue_comment(repo, issue, comment)
+    return created(body, body["url"])
+
+
+@route("GET", f"{R}/issues/comments/{{comment_id}}", f"{D_IC}#get-an-issue-comment", I_READ)
+def get_issue_comment(call: Call) -> Reply:
+    repo = call.repo
+    issue, c = call.state.find_issue_comment(repo, call.num("comment_id"))
+    return Reply(200, call.r.issue_comment(repo, issue, c))
+
+
+@route("PATCH", f"{R}/issues/comments/{{comment_id}}", f"{D_IC}#update-an-issue-comment", I_WRITE)
+def edit_issue_comment(call: Call) -> Reply:
+    repo = call.repo
+    call.state.check_writable(repo, call.route.doc)
+    issue, c = call.state.find_issue_comment(repo, call.num("comment_id"))
+    body = call.obj().get("body")
+    if not isinstance(body, str):
+        raise ApiError(422, 'Invalid request.\n\n"body" wasn\'t supplied.', doc=call.route.doc)
+    call.state.edit_issue_comment(c, body)
+    return Reply(200, call.r.issue_comment(repo, issue, c))
+
+
+@route("DELETE", f"{R}/issues/comments/{{comment_id}}", f"{D_IC}#delete-an-issue-comment", I_WRITE)
+def delete_issue_comment(call: Call) -> Reply:
+    repo = call.repo
+    call.state.check_writable(repo, call.route.doc)
+    issue, c = call.state.find_issue_comment(repo, call.num("comment_id"))
+    with call.state.lock:
+        issue.comments = [x for x in issue.comments if x.id != c.id]
+    return Reply(204)
+
+
+def _reaction_target(call: Call) -> list[Any]:
+    repo = call.repo
+    if "comment_id" in call.params and "/pulls/" in call.route.template:
+        return call.state.find_review_comment(repo, call.num("comment_id"))[1].reactions
+    if "comment_id" in call.params:
+        return call.state.find_issue_comment(repo, call.num("comment_id"))[1].reactions
+    return call.state.get_issue(repo, call.num("issue_number"), call.route.doc).reactions
+
+
+def _list_reactions(call: Call) -> Reply:
+    items = list(_reaction_target(call))
+    content = call.q("content")
+    if content:
+        items = [x for x in items if x.content == content]
+    return paged(call, items, call.r.reaction, call.repo)
+
+
+def _create_reaction(call: Call) -> Reply:
+    target = _reaction_target(call)
+    reaction, new = call.state.add_reaction(call.repo, target, call.viewer, call.obj().get("content"))
+    return Reply(201 if new else 200, call.r.reaction(reaction))
+
+
+def _delete_reaction(call: Call) -> Reply:
+    target = _reaction_target(call)
+    rid = call.num("reaction_id")
+    with call.state.lock:
+        target[:] = [x for x in target if x.id != rid]
+    return Reply(204)
+
+
+for _path, _slug in (
+    (f"{R}/issues/comments/{{comment_id}}/reactions", "issue-comment"),
+    (f"{R}/pulls/comments/{{comment_id}}/reactions", "pull-request-review-comment"),
+    (f"{R}/issues/{{issue_number}}/reactions", "issue"),
+):
+    route("GET", _path, f"{D_REACT}#list-reactions-for-an-{_slug}", I_READ)(_list_reactions)
+    route("POST", _path, f"{D_REACT}#create-reaction-for-an-{_slug}", I_WRITE)(_create_reaction)
+    route("DELETE", _path + "/{reaction_id}", f"{D_REACT}#delete-an-{_slug}-reaction", I_WRITE)(_delete_reaction)

@@ -1,0 +1,363 @@
+"""The Sandbox facade: one object that tests, ``demo`` and ``sandbox serve`` hold.
+
+It owns the world (State), the HTTP edge (SandboxServer) and the reviewers (ReviewerHub),
+and offers the in-process knobs a test needs to set a scene and check the aftermath
+without going through the API it is testing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal
+
+from redline_canary.sandbox.model import Repo
+from redline_canary.sandbox.reviewers import Activity, Reviewer, ReviewerHub
+from redline_canary.sandbox.server import (
+    Fault,
+    RequestRecord,
+    SandboxServer,
+    SecondaryLimit,
+)
+from redline_canary.sandbox.state import State
+
+CountKind = Literal["all", "charged", "not_modified"]
+
+
+@dataclass(frozen=True)
+class RepoHandle:
+    full_name: str
+    id: int
+    default_branch: str
+    api_url: str
+    html_url: str
+
+
+@dataclass(frozen=True)
+class PullSummary:
+    number: int
+    title: str
+    state: str
+    head: str
+    base: str
+    head_sha: str
+    labels: tuple[str, ...]
+    body: str | None
+    draft: bool
+    user: str
+
+
+class Sandbox:
+    """A fake api.github.com on 127.0.0.1 (ephemeral port) with simulated reviewers.
+
+    The socket is bound in the constructor, so ``url`` is known before ``start()``; the
+    context manager starts serving and always stops the server and reviewer threads.
+    """
+
+    def __init__(
+        self,
+        *,
+        login: str = "redline-canary",
+        token: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.state = State(login, clock)
+        self._server = SandboxServer(self.state, host, port, token)
+        self.hub = ReviewerHub(self.state)
+        self.url = self._server.url
+        self.login = login
+        self._running = False
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> Sandbox:
+        if not self._running:
+            self._server.start()
+            self._running = True
+        return self
+
+    def close(self) -> None:
+        self.hub.close()
+        self._server.stop()
+        self._running = False
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- world setup ---------------------------------------------------------------------
+
+    def create_repo(
+        self,
+        full_name: str,
+        files: Mapping[str, str | bytes] | None = None,
+        *,
+        default_branch: str = "main",
+        private: bool = False,
+        writable: bool = True,
+        description: str | None = None,
+        fork_of: str | None = None,
+        topics: Iterable[str] = (),
+    ) -> RepoHandle:
+        """``files=None`` gives a README; ``files={}`` an empty repo (no branch yet)."""
+        repo = self.state.create_repo(
+            full_name,
+            files=files,
+            default_branch=default_branch,
+            private=private,
+            writable=writable,
+            description=description,
+            fork_of=fork_of,
+        )
+        repo.topics = list(topics)
+        return self._handle(repo)
+
+    def _handle(self, repo: Repo) -> RepoHandle:
+        r = self._server.renderer
+        return RepoHandle(repo.full_name, repo.id, repo.default_branch, r.repo_base(repo), r.repo_html(repo))
+
+    def _repo(self, full_name: str) -> Repo:
+        return self.state.get_repo_by_name(full_name)
+
+    def add_user(self, login: str, *, type: str = "User", id: int | None = None) -> None:
+        """A collaborator who may be requested as a reviewer or author PRs in-process."""
+        self.state.ensure_user(login, type=type, id=id)
+
+    def commit_files(
+        self,
+        repo: str,
+        branch: str,
+        files: Mapping[str, str | bytes | None],
+        message: str = "Update files",
+    ) -> str:
+        """Push one commit (None deletes a path); creates the branch from the default one."""
+        return self.state.commit_files(self._repo(repo), branch, files, message)
+
+    def create_pull(
+        self,
+        repo: str,
+        head: str,
+        *,
+        base: str | None = None,
+        title: str = "Sandbox pull request",
+        body: str = "",
+        author: str | None = None,
+        draft: bool = False,
+        files: Mapping[str, str | bytes | None] | None = None,
+    ) -> int:
+        """Open a PR in-process (emits "opened"), optionally pushing ``files`` to ``head``."""
+        r = self._repo(repo)
+        if files is not None:
+            self.state.commit_files(r, head, files, title)
+        user = self.state.ensure_user(author) if author else self.state.viewer
+        issue = self.state.create_pull(
+            r,
+            user,
+            {"head": head, "base": base or r.default_branch, "title": title, "body": body, "draft": draft},
+        )
+        return issue.number
+
+    def create_issue(self, repo: str, title: str, body: str = "", author: str | None = None) -> int:
+        user = self.state.ensure_user(author) if author else self.state.viewer
+        return self.state.create_issue(self._repo(repo), user, title, body).number
+
+    def add_issue_comment(self, repo: str, number: int, body: str, author: str | None = None) -> int:
+        user = self.state.ensure_user(author) if author else self.state.viewer
+        return self.state.add_issue_comment(self._repo(repo), number, user, body).id
+
+    # --- reviewers -------------------------------------------------------------------------
+
+    def attach_reviewer(self, repo: str, reviewer: Reviewer) -> Reviewer:
+        return self.hub.attach(repo, reviewer)
+
+    def reviewer_activity(self, repo: str | None = None, number: int | None = None) -> list[Activity]:
+        """What simulated reviewers posted, in order, with monotonic timestamps."""
+        items = self.hub.activity_snapshot()
+        return [
+            a
+            for a in items
+            if (repo is None or a.repo.lower() == repo.lower()) and (number is None or a.number == number)
+        ]
+
+    def wait_for_reviewers(self, timeout: float = 10.0) -> bool:
+        """Block until no simulated reviewer is mid-answer (True) or the timeout passes."""
+        return self.hub.wait_idle(timeout)
+
+    # --- faults and limits -------------------------------------------------------------
+
+    def inject_fault(
+        self,
+        method: str | None = None,
+        route: str | None = None,
+        *,
+        status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        body: Any = None,
+        delay: float = 0.0,
+        drop: bool = False,
+        times: int | None = 1,
+    ) -> Fault:
+        """Make matching requests fail. ``route`` is a GitHub template, e.g.
+        ``/repos/{owner}/{repo}/pulls``; None matches every route. ``times=None``: always."""
+        fault = Fault(
+            method=method.upper() if method else None,
+            route=route,
+            status=status,
+            headers=dict(headers or {}),
+            body=body,
+            delay=delay,
+            drop=drop,
+            times=times,
+        )
+        return self._server.add_fault(fault)
+
+    def clear_faults(self) -> None:
+        with self._server.lock:
+            self._server.faults.clear()
+
+    def secondary_limit(
+        self,
+        per_minute: int | None = None,
+        per_hour: int | None = None,
+        *,
+        window: float = 60.0,
+        retry_after: int | None = None,
+        status: int = 403,
+        methods: Iterable[str] = ("POST", "PATCH", "PUT"),
+    ) -> None:
+        """More than ``per_minute`` content-creating requests per ``window`` seconds (or
+        ``per_hour`` per 60 windows) get 403 + ``retry-after``. No limits given: off."""
+        with self._server.lock:
+            if per_minute is None and per_hour is None:
+                self._server.secondary = None
+                return
+            self._server.secondary = SecondaryLimit(
+                per_minute=per_minute,
+                per_hour=per_hour,
+                window=window,
+                retry_after=retry_after,
+                status=status,
+                methods=frozenset(m.upper() for m in methods),
+            )
+
+    def primary_limit(
+        self,
+        *,
+        limit: int | None = None,
+        remaining: int | None = None,
+        reset_in: float | None = None,
+        status: int = 403,
+    ) -> None:
+        """Shape the ``core`` bucket: e.g. ``remaining=0, reset_in=2`` for an exhausted one."""
+        rl = self._server.rate
+        with self._server.lock:
+            rl.roll(self.state.clock())
+            if limit is not None:
+                rl.limit = limit
+            if remaining is not None:
+                rl.used = max(rl.limit - remaining, 0)
+            if reset_in is not None:
+                rl.reset = int(self.state.clock() + reset_in)
+            rl.status = status
+
+    def tree_payload_cap(self, max_bytes: int | None) -> None:
+        """Answer POST /git/trees carrying more inline content than this with GitHub's 422."""
+        self.state.tree_payload_cap = max_bytes
+
+    @property
+    def rate(self) -> dict[str, int]:
+        rl = self._server.rate
+        with self._server.lock:
+            return {"limit": rl.limit, "used": rl.used, "remaining": rl.remaining, "reset": rl.reset}
+
+    # --- observation -----------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RequestRecord]:
+        with self._server.lock:
+            return list(self._server.records)
+
+    def reset_requests(self) -> None:
+        with self._server.lock:
+            self._server.records.clear()
+
+    def request_counts(self, which: CountKind = "all") -> dict[str, int]:
+        """``{"GET /repos/{owner}/{repo}/pulls/{pull_number}/comments": n, ...}``.
+
+        ``charged``: requests that cost primary-limit budget; ``not_modified``: the 304s.
+        """
+        keep: Callable[[RequestRecord], bool] = {
+            "all": lambda r: True,
+            "charged": lambda r: r.charged,
+            "not_modified": lambda r: r.status == 304,
+        }[which]
+        return dict(Counter(f"{r.method} {r.route}" for r in self.requests if keep(r)))
+
+    def pulls(self, repo: str, state: str = "all") -> list[PullSummary]:
+        with self.state.lock:
+            out = []
+            for i in sorted(self._repo(repo).pulls(), key=lambda x: x.number):
+                p = i.pr
+                if state != "all" and i.state != state:
+                    continue
+                out.append(
+                    PullSummary(
+                        number=i.number,
+                        title=i.title,
+                        state=i.state,
+                        head=p.head_ref,
+                        base=p.base_ref,
+                        head_sha=p.head_sha,
+                        labels=tuple(x.name for x in i.labels),
+                        body=i.body,
+                        draft=p.draft,
+                        user=i.user.login,
+                    )
+                )
+            return out
+
+    def open_pulls(self, repo: str) -> list[PullSummary]:
+        return self.pulls(repo, "open")
+
+    def branches(self, repo: str) -> list[str]:
+        with self.state.lock:
+            refs = self._repo(repo).refs
+            return sorted(r[len("refs/heads/") :] for r in refs if r.startswith("refs/heads/"))
+
+    def files(self, repo: str, ref: str) -> dict[str, bytes]:
+        """The files at a branch tip (or commit sha), for asserting what was pushed."""
+        with self.state.lock:
+            r = self._repo(repo)
+            sha = r.branch_sha(ref) or ref
+            tree = self.state.store.tree_of(sha)
+            if tree is None:
+                raise KeyError(f"{repo}: no branch or commit {ref!r}")
+            return self.state.store.files(tree)
+
+    def capture(self, repo: str, number: int) -> dict[str, Any]:
+        """The PR's three channels as GitHub JSON: what a scorer reads, what Replay takes."""
+        with self.state.lock:
+            r = self._repo(repo)
+            issue = self.state.get_pull(r, number)
+            p = issue.pr
+            rd = self._server.renderer
+            return {
+                "repo": r.full_name,
+                "pull": number,
+                "head_sha": p.head_sha,
+                "review_comments": [rd.review_comment(r, issue, c) for c in p.review_comments],
+                "reviews": [rd.review(r, issue, rv) for rv in p.reviews],
+                "issue_comments": [rd.issue_comment(r, issue, c) for c in issue.comments],
+            }

@@ -1,0 +1,114 @@
+"""Targets: which repository, stack and reviewer a run measures. Validated before any
+request is sent, so a typo fails in a second with the key that is wrong, not after a PR
+has been opened."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from redline_canary.corpus_model import CorpusData
+from redline_canary.errors import BadInput
+from redline_canary.profiles import PROFILES
+from redline_canary.publication import MODES
+
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login"}
+
+
+@dataclass(frozen=True)
+class Target:
+    repo: str
+    stack: str
+    reviewer: str = "redline"
+    base: str | None = None
+    mode: str = "blind"
+    prefix: str = ""
+    logins: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def label(self) -> str:
+        return f"{self.repo} {self.stack}"
+
+
+def load_targets_text(text: str, source: str) -> list[Any]:
+    """A JSON or YAML list (a single object is a list of one)."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as json_exc:
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise BadInput(f"{source}: not valid JSON ({json_exc.msg} at line {json_exc.lineno}) "
+                           "or YAML") from None
+        if isinstance(doc, str) or doc is None:
+            raise BadInput(f"{source}: not valid JSON ({json_exc.msg} at line {json_exc.lineno})") from None
+    if isinstance(doc, dict) and "targets" in doc:
+        doc = doc["targets"]
+    if isinstance(doc, dict):
+        doc = [doc]
+    if not isinstance(doc, list) or not doc:
+        raise BadInput(f"{source}: expected a non-empty list of targets")
+    return doc
+
+
+def read_targets_arg(value: str) -> tuple[str, str]:
+    """``--targets`` is a file path or an inline JSON string; returns (text, source name)."""
+    stripped = value.strip()
+    if stripped.startswith(("[", "{")):
+        return stripped, "--targets"
+    path = Path(value)
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except FileNotFoundError:
+        raise BadInput(f"{value}: targets file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{value}: cannot read targets ({exc.__class__.__name__})") from None
+
+
+def parse_targets(items: list[Any], source: str, corpus: CorpusData) -> list[Target]:
+    targets: list[Target] = []
+    for i, item in enumerate(items):
+        where = f"{source}: [{i}]"
+        if not isinstance(item, dict):
+            raise BadInput(f"{where}: expected an object with repo and stack")
+        unknown = sorted(set(item) - _KEYS)
+        if unknown:
+            raise BadInput(f"{where}.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_KEYS))})")
+        for key in ("repo", "stack"):
+            if not isinstance(item.get(key), str) or not item[key].strip():
+                raise BadInput(f"{where}.{key}: required string")
+        if not _REPO.match(item["repo"]):
+            raise BadInput(f"{where}.repo: expected OWNER/NAME, got {item['repo']!r}")
+        if item["stack"] not in corpus.files:
+            raise BadInput(f"{where}.stack: unknown stack {item['stack']!r} "
+                           f"(known: {', '.join(corpus.stacks)})")
+        reviewer = item.get("reviewer") or "redline"
+        if reviewer not in PROFILES:
+            raise BadInput(f"{where}.reviewer: unknown profile {reviewer!r} "
+                           f"(known: {', '.join(sorted(PROFILES))})")
+        mode = item.get("mode") or "blind"
+        if mode not in MODES:
+            raise BadInput(f"{where}.mode: must be blind or marked, got {mode!r}")
+        for key in ("base", "prefix"):
+            if key in item and item[key] is not None and not isinstance(item[key], str):
+                raise BadInput(f"{where}.{key}: must be a string")
+        logins = item.get("login") or []
+        if isinstance(logins, str):
+            logins = [logins]
+        if not isinstance(logins, list) or not all(isinstance(x, str) for x in logins):
+            raise BadInput(f"{where}.login: must be a string or a list of strings")
+        targets.append(Target(item["repo"], item["stack"], reviewer, item.get("base") or None,
+                              mode, item.get("prefix") or "", tuple(logins)))
+    seen: set[tuple[str, str, str]] = set()
+    for i, t in enumerate(targets):
+        ident = (t.repo, t.stack, t.reviewer)
+        if ident in seen:
+            raise BadInput(f"{source}: [{i}]: duplicate target {t.repo} {t.stack} {t.reviewer}")
+        seen.add(ident)
+    return targets

@@ -1,0 +1,16 @@
+"""Helpers for tests that run canary cycles against the sandbox."""
+
+from __future__ import annotations
+
+from redline_canary.cycle import BRANCH_PREFIX, LABEL
+from redline_canary.sandbox import Sandbox
+
+TOKEN = "sandbox-test-credential-7f3a"
+
+
+def assert_no_canary_left(sb: Sandbox, repo: str) -> None:
+    """Teardown is sacred: no open canary PR, no canary branch."""
+    open_canaries = [p for p in sb.open_pulls(repo) if LABEL in p.labels or p.head.startswith(BRANCH_PREFIX)]
+    assert open_canaries == [], f"open canary PRs left: {open_canaries}"
+    branches = [b for b in sb.branches(repo) if b.startswith(BRANCH_PREFIX)]
+    assert branches == [], f"canary branches left: {branches}"

@@ -1,0 +1,223 @@
+"""The full canary cycle through the CLI against the sandbox (issue 4 §6).
+
+The sandbox runs in this process; ``redline-canary run`` runs in a real subprocess and
+talks to it over a real socket with PyGithub and httpx. Every test ends by asserting the
+sandbox holds no canary PR and no canary branch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from clirun import ROOT, cli
+from sandboxing import TOKEN, assert_no_canary_left
+
+from redline_canary.clock import FakeClock
+from redline_canary.corpus import load_corpus
+from redline_canary.cycle import CycleOptions, TargetCycle
+from redline_canary.github_api import GitHubClient
+from redline_canary.polling import PollConfig
+from redline_canary.retrying import RetryPolicy
+from redline_canary.sandbox import BanditReviewer, Batch, Sandbox, ScriptedReviewer, SilentReviewer
+from redline_canary.targets import Target
+
+REPO = "acme/canary-mini"
+CORPUS = ROOT / "tests" / "data" / "corpus"
+SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
+FAST = ["--poll-interval", "0.05", "--stable-polls", "2", "--timeout-minutes", "0.5"]
+
+
+@pytest.fixture()
+def sb() -> Iterator[Sandbox]:
+    with Sandbox(token=TOKEN) as sandbox:
+        sandbox.create_repo(REPO)
+        yield sandbox
+        assert_no_canary_left(sandbox, REPO)
+
+
+def run_cli(sb: Sandbox, tmp_path: Path, *extra: str, run_id: str = "t1") -> tuple[int, list[dict[str, Any]], str]:
+    hist = tmp_path / "history.jsonl"
+    res = cli("run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sb.url,
+              "--history", str(hist), "--run-id", run_id, *FAST, *extra, env={"GITHUB_TOKEN": TOKEN})
+    records = [json.loads(line) for line in hist.read_text().splitlines()] if hist.exists() else []
+    for r in records:
+        jsonschema.validate(r, SCHEMA)
+    assert TOKEN not in res.stdout + res.stderr + (hist.read_text() if hist.exists() else "")
+    return res.returncode, records, res.stdout + res.stderr
+
+
+def test_happy_path_with_the_real_bandit_reviewer(sb: Sandbox, tmp_path: Path) -> None:
+    sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+    code, records, out = run_cli(sb, tmp_path, "--confirm", "0")
+    seeded = next(r for r in records if r["kind"] == "seeded")
+    clean = next(r for r in records if r["kind"] == "clean")
+    assert seeded["outcome"] == "scored" and clean["outcome"] == "scored"
+    # bandit rates the hard-coded token LOW and the SQL string MEDIUM: located, but undercalled.
+    assert {s["n"] for s in seeded["undercalled_seeds"]} == {1, 2}
+    assert seeded["blocker_recall"] == 0.0 and clean["clean_false_positives"] == 0
+    assert code == 1 and "blocker recall" in out and "0.00 (0/3)" in out
+    pulls = sb.pulls(REPO)
+    assert len(pulls) == 2 and all("redline-exempt" in p.labels for p in pulls)
+    assert all("SEED" not in p.title + (p.body or "") for p in pulls)
+
+
+def test_streaming_reviewer_is_not_cut_short(sb: Sandbox, tmp_path: Path) -> None:
+    batches = [
+        Batch(after=0.05, inline=[{"path": "app.py", "line": 5, "body": "[BLOCKER] token in code"}]),
+        Batch(after=0.3, inline=[{"path": "app.py", "line": 10, "body": "[BLOCKER] SQL injection"}]),
+        Batch(after=0.3, inline=[{"path": "web/Profile.tsx", "line": 7, "body": "[BLOCKER] XSS"}]),
+    ]
+    sb.attach_reviewer(REPO, ScriptedReviewer(batches))
+    code, records, _ = run_cli(sb, tmp_path, "--poll-interval", "0.2", "--stable-polls", "4")
+    seeded = next(r for r in records if r["kind"] == "seeded")
+    assert seeded["caught"] == 3 and seeded["blocker_recall"] == 1.0
+    clean = next(r for r in records if r["kind"] == "clean")
+    assert clean["clean_false_positives"] == 3  # the script says the same on clean code
+    assert code == 1
+
+
+def test_silent_reviewer_is_silent_not_zero(sb: Sandbox, tmp_path: Path) -> None:
+    sb.attach_reviewer(REPO, SilentReviewer())
+    code, records, _out = run_cli(sb, tmp_path, "--timeout-minutes", "0.01")
+    assert code == 3
+    assert [r["outcome"] for r in records] == ["silent", "silent"]
+    assert all(r["recall"] is None and r["clean_false_positives"] is None for r in records)
+
+
+def test_missing_label_is_created_and_existing_branch_is_reused(sb: Sandbox, tmp_path: Path) -> None:
+    from redline_canary.cycle import BRANCH_PREFIX, branch_name
+
+    sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+    stale = branch_name(BRANCH_PREFIX, "t-exists", "mini", "seeded", 1)
+    sb.commit_files(REPO, stale, {"stale.txt": "left by an earlier attempt\n"})
+    code, records, _ = run_cli(sb, tmp_path, "--confirm", "0", run_id="t-exists")
+    assert code == 1 and len(records) == 2
+    assert any(r.route == "/repos/{owner}/{repo}/labels" and r.method == "POST" for r in sb.requests)
+
+
+def test_pr_creation_failure_after_commit_still_deletes_the_branch(sb: Sandbox, tmp_path: Path) -> None:
+    sb.attach_reviewer(REPO, SilentReviewer())
+    sb.inject_fault("POST", "/repos/{owner}/{repo}/pulls", status=500, times=None)
+    code, records, out = run_cli(sb, tmp_path)
+    assert code == 4 and "could not open a PR" in out
+    assert {r["outcome"] for r in records} == {"error"} and "could not open a PR" in records[0]["notice"]
+    assert sb.pulls(REPO) == []
+    assert any(r.method == "POST" and r.route.endswith("/git/refs") for r in sb.requests)
+
+
+def test_secondary_rate_limit_retry_after_is_honoured(sb: Sandbox, tmp_path: Path) -> None:
+    sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+    sb.inject_fault("POST", "/repos/{owner}/{repo}/git/trees", status=403, times=1,
+                    headers={"retry-after": "1"},
+                    body={"message": "You have exceeded a secondary rate limit. Please wait a few minutes.",
+                          "documentation_url": "https://docs.github.com/rest"})
+    started = time.monotonic()
+    code, records, _ = run_cli(sb, tmp_path, "--confirm", "0")
+    assert code == 1 and len(records) == 2
+    assert time.monotonic() - started >= 1.0
+    trees = [r for r in sb.requests if r.route.endswith("/git/trees")]
+    assert [r.status for r in trees][:2] == [403, 201]
+
+
+def test_server_errors_on_polls_are_retried(sb: Sandbox, tmp_path: Path) -> None:
+    sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+    sb.inject_fault("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/comments", status=502, times=2)
+    sb.inject_fault("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", drop=True, times=1)
+    code, records, _ = run_cli(sb, tmp_path, "--confirm", "0")
+    assert code == 1 and [r["outcome"] for r in records] == ["scored", "scored"]
+
+
+def test_invalid_targets_exit_2_and_touch_nothing(sb: Sandbox, tmp_path: Path) -> None:
+    for targets, message in [
+        ('[{"repo": "acme/x", "stack": "mini"', "not valid JSON"),
+        ('[{"repo": "acme/x"}]', "[0].stack: required string"),
+        ('[{"repo": "acme/x", "stack": "cobol"}]', "[0].stack: unknown stack 'cobol'"),
+        ('[{"repo": "acme/x", "stack": "mini", "reviewer": "hal"}]', "[0].reviewer: unknown profile"),
+        ('[{"repo": "nope", "stack": "mini"}]', "[0].repo: expected OWNER/NAME"),
+    ]:
+        res = cli("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", sb.url,
+                  "--history", str(tmp_path / "h.jsonl"), env={"GITHUB_TOKEN": TOKEN})
+        assert res.returncode == 2, res.stderr
+        assert message in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert sb.requests == [] and not (tmp_path / "h.jsonl").exists()
+
+
+def test_dry_run_prints_the_plan_and_touches_nothing(sb: Sandbox, tmp_path: Path) -> None:
+    res = cli("run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sb.url,
+              "--dry-run", "--run-id", "plan1")
+    assert res.returncode == 0 and "mini/seeded" in res.stdout and "mini/clean" in res.stdout
+    assert sb.requests == []
+
+
+def _spawn_run(sb: Sandbox, tmp_path: Path, run_id: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "redline_canary", "run", "--repo", REPO, "--stack", "mini",
+         "--corpus", str(CORPUS), "--api-url", sb.url, "--history", str(tmp_path / "h.jsonl"),
+         "--run-id", run_id, "--poll-interval", "0.1", "--timeout-minutes", "5"],
+        cwd=ROOT, env={**os.environ, "GITHUB_TOKEN": TOKEN}, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _wait_for_open_pulls(sb: Sandbox, n: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(sb.open_pulls(REPO)) >= n:
+            time.sleep(0.3)  # into the poll loop
+            return
+        time.sleep(0.05)
+    raise AssertionError("the run never opened its PRs")
+
+
+def test_sigterm_mid_poll_tears_down_and_exits_130(sb: Sandbox, tmp_path: Path) -> None:
+    sb.attach_reviewer(REPO, SilentReviewer())
+    proc = _spawn_run(sb, tmp_path, "sigterm1")
+    _wait_for_open_pulls(sb, 2)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=15)
+    assert time.monotonic() - sent < 7.0
+    assert proc.returncode == 130, err
+    records = [json.loads(line) for line in (tmp_path / "h.jsonl").read_text().splitlines()]
+    assert sorted(r["kind"] for r in records) == ["clean", "seeded"]
+    assert {r["outcome"] for r in records} == {"cancelled"}
+
+
+def test_sigkill_mid_poll_then_janitor_leaves_nothing(sb: Sandbox, tmp_path: Path) -> None:
+    sb.attach_reviewer(REPO, SilentReviewer())
+    # A person's PR that even quotes a run marker: no label, no canary branch, so untouched.
+    unrelated = sb.create_pull(REPO, "feature/human-work", files={"notes.md": "mine\n"},
+                               title="Human PR", body="see <!-- rc:run=sigkill1 -->")
+    proc = _spawn_run(sb, tmp_path, "sigkill1")
+    _wait_for_open_pulls(sb, 3)
+    proc.kill()
+    proc.wait(timeout=10)
+    assert len(sb.open_pulls(REPO)) == 3
+    res = cli("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "sigkill1", "--json",
+              env={"GITHUB_TOKEN": TOKEN})
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert len(report["pulls"]) == 2 and len(report["branches"]) == 2
+    assert [p.number for p in sb.open_pulls(REPO)] == [unrelated]
+    assert "feature/human-work" in sb.branches(REPO)
+
+
+def test_forty_minute_wait_runs_in_milliseconds_with_an_injected_clock(sb: Sandbox) -> None:
+    sb.attach_reviewer(REPO, SilentReviewer())
+    clock = FakeClock()
+    client = GitHubClient(TOKEN, sb.url, clock=clock, policy=RetryPolicy(clock=clock))
+    options = CycleOptions(run_id="fake-clock", poll=PollConfig(interval=30.0, timeout=40 * 60.0))
+    started = time.monotonic()
+    records = TargetCycle(client, Target(REPO, "mini"), load_corpus(CORPUS), options, clock).run()
+    client.close()
+    assert time.monotonic() - started < 10
+    assert clock.now() >= 40 * 60.0 and [r["outcome"] for r in records] == ["silent", "silent"]
