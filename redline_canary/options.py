@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from redline_canary.errors import BadInput
+from redline_canary.profile_config import load_profiles_file
 from redline_canary.profiles import Profile, get_profile
 from redline_canary.publication import MODES
 from redline_canary.scoring import DEFAULT_FLOOR, KINDS
@@ -32,9 +33,11 @@ def parse_floor(value: str | None) -> Severity:
         raise BadInput(f"--floor: {exc}") from None
 
 
-def load_profile(name: str, logins: Sequence[str] = ()) -> Profile:
+def load_profile(name: str, logins: Sequence[str] = (), profiles_file: str | None = None) -> Profile:
+    """The reviewer profile; ``profiles_file`` (``--profiles``) adds or overrides profiles."""
+    extra = load_profiles_file(profiles_file) if profiles_file else None
     try:
-        profile = get_profile(name)
+        profile = get_profile(name, extra)
     except KeyError as exc:
         raise BadInput(f"--reviewer: {exc.args[0]}") from None
     return profile.with_logins(logins) if logins else profile

@@ -32,6 +32,7 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reviewer", help="reviewer profile (default: redline)")
     p.add_argument("--login", action="append", default=[],
                    help="count only comments by this login (repeatable)")
+    p.add_argument("--profiles", help="YAML file of custom reviewer profiles and overrides")
     p.add_argument("--floor", help="lowest severity that counts on the clean PR (default MAJOR)")
     p.add_argument("--min-recall", type=float, help="gate: fail below this recall")
     p.add_argument("--require-citation", action="store_true",
@@ -92,7 +93,8 @@ def run_score(args: argparse.Namespace) -> int:
     kind = parse_kind(args.kind or manifest.get("kind") or "", source)
     mode = parse_mode(args.mode or manifest.get("mode") or "blind", source)
     prefix = args.prefix if args.prefix is not None else str(manifest.get("prefix") or "")
-    profile = load_profile(args.reviewer or manifest.get("reviewer") or "redline", args.login)
+    profile = load_profile(args.reviewer or manifest.get("reviewer") or "redline", args.login,
+                           args.profiles)
     corpus = load_corpus(args.corpus)
     require_stack(corpus, stack)
     if args.window is not None and args.window < 0:

@@ -3,14 +3,16 @@
 A profile answers five questions about comments on a PR: is this the reviewer, what
 severity did it give, where does it point (inline coordinates or ``path:line`` cited in a
 summary), does the comment cite a rule, and what does the comment signal (finding, done,
-clean, skipped, error...). Vendor profiles subclass :class:`Profile` and override the
-hooks; the default :meth:`Profile.extract` turns a whole thread into findings. Pure.
+clean, skipped, error...). Vendor profiles subclass :class:`Profile` and mostly declare
+data (logins, severity patterns, signal rules); the hooks exist for the few vendors
+whose dialect needs code, and the default :meth:`Profile.extract` turns a whole thread
+into findings. Pure.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,12 +22,29 @@ from redline_canary.severity import Severity
 
 SIGNALS = ("finding", "clean", "done", "skipped", "error", "progress", "none")
 UNRATED_POLICIES = ("info", "location")
+TRIGGER_KINDS = ("none", "request", "comment")
+# Reactions are not comments on GitHub, but several bots say "done" or "clean" only
+# with one; a capture that records them feeds them through :func:`comment_from_reaction`.
+REACTION_CHANNEL = "reaction"
+REACTION_EMOJI = {
+    "+1": "👍", "-1": "👎", "laugh": "😄", "confused": "😕", "heart": "❤️",
+    "hooray": "🎉", "rocket": "🚀", "eyes": "👀",
+}
 
 # `path/to/file.ext:12`, `:12-15`, `#L12-L15`: what summaries use to point at code.
 _CITATION = re.compile(
     r"(?P<path>[\w.\-/]+\.[A-Za-z0-9]+)(?::(?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?"
     r"|#L(?P<la>\d+)(?:-L(?P<lb>\d+))?)"
 )
+_DISCUSSION = re.compile(r"#discussion_r(\d+)")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def normalize_login(login: str) -> str:
+    """REST says ``name[bot]``, GraphQL says ``name``; both name the same account."""
+    login = login.strip().lower()
+    return login[: -len("[bot]")] if login.endswith("[bot]") else login
 
 
 @dataclass(frozen=True)
@@ -34,6 +53,40 @@ class Trigger:
 
     kind: str = "none"
     value: str = ""
+
+
+@dataclass(frozen=True)
+class SignalRule:
+    """A body that matches ``pattern`` (and not ``unless``) carries ``signal``.
+
+    Rules are tried in the profile's order, so a vendor lists its quota and skip
+    notices before its "done" markers. A ``clean`` rule never fires on a body that
+    itself cites findings: "Findings: None" next to a "Previously missed" entry is not
+    a clean review.
+    """
+
+    signal: str
+    pattern: re.Pattern[str]
+    unless: re.Pattern[str] | None = None
+    channels: frozenset[str] = frozenset({"review", "issue", REACTION_CHANNEL})
+    # A "working…" placeholder (👀, Claude's spinner comment) is not activity: a reviewer
+    # that said nothing else before the timeout was silent, not clean.
+    placeholder: bool = False
+
+    def matches(self, comment: Comment) -> bool:
+        if comment.channel not in self.channels or not self.pattern.search(comment.body):
+            return False
+        return self.unless is None or not self.unless.search(comment.body)
+
+
+def rule(signal: str, pattern: str, unless: str | None = None, *,
+         channels: Iterable[str] = ("review", "issue", REACTION_CHANNEL),
+         placeholder: bool = False) -> SignalRule:
+    """A case-insensitive, multi-line :class:`SignalRule` (the form vendor modules write)."""
+    flags = re.IGNORECASE | re.MULTILINE
+    return SignalRule(signal, re.compile(pattern, flags),
+                      re.compile(unless, flags) if unless else None, frozenset(channels),
+                      placeholder)
 
 
 @dataclass(frozen=True)
@@ -55,16 +108,54 @@ class Extraction:
     def has(self, signal: str) -> bool:
         return any(s == signal for s, _ in self.signals)
 
+    @property
+    def finished(self) -> bool:
+        """A "clean" verdict is also the reviewer's last word, so it ends polling too."""
+        return self.has("done") or self.has("clean")
+
     def notice(self, *signals: str) -> str | None:
         """The first comment body that carried one of ``signals``, trimmed for a record."""
         for s, body in self.signals:
             if s in signals:
-                return body.strip().splitlines()[0][:300] if body.strip() else s
+                return quote(body) or s
         return None
 
 
+def quote(body: str, limit: int = 300) -> str:
+    """The readable head of a notice: HTML markers and markup go, a heading keeps its reason.
+
+    Vendors open notices with machine markers (``<!-- ... skip review ... -->``) and a
+    heading ("## Review skipped"); a record that quoted the marker would say nothing.
+    """
+    lines: list[str] = []
+    for raw in _TAG.sub(" ", _HTML_COMMENT.sub("", body)).splitlines():
+        text = re.sub(r"\*\*|__", "", re.sub(r"\s+", " ", raw)).strip().lstrip("#>*_ ").rstrip("*_ ").strip()
+        if not text or re.fullmatch(r"\[!\w+\]", text):  # "> [!NOTE]" alert openers
+            continue
+        lines.append(text)
+        if len(lines) == 2 or not re.match(r"[\s>]*(?:#|\*\*[^*]+\*\*\s*$)", raw):
+            break
+    return ": ".join(lines)[:limit]
+
+
+def comment_from_reaction(obj: Mapping[str, Any]) -> Comment:
+    """A reaction (GitHub's ``/reactions`` JSON) as a body-only comment on its own channel."""
+    user = obj.get("user") or {}
+    content = str(obj.get("content") or "")
+    uid = user.get("id")
+    return Comment(
+        channel=REACTION_CHANNEL, id=int(obj.get("id") or 0), login=str(user.get("login") or ""),
+        user_id=uid if isinstance(uid, int) and not isinstance(uid, bool) else None,
+        user_type=str(user.get("type") or ""), body=REACTION_EMOJI.get(content, content),
+        created_at=str(obj.get("created_at") or ""),
+    )
+
+
+SeverityTable = tuple[tuple[re.Pattern[str], Severity], ...]
+
+
 class Profile:
-    """A reviewer dialect. Instances are immutable in spirit: use :meth:`with_logins`."""
+    """A reviewer dialect. Instances are immutable in spirit: use :meth:`copy`."""
 
     name = "base"
     description = ""
@@ -73,9 +164,25 @@ class Profile:
     any_bot = True  # with no logins configured, any user of type Bot is the reviewer
     unrated = "info"  # DESIGN §5: "location" = severity check skipped, counts on clean PR
     trigger = Trigger()
+    # Commands that wake the reviewer besides ``trigger``; a comment opening with one is a
+    # request to the reviewer, never something the reviewer said.
+    trigger_phrases: tuple[str, ...] = ()
     mine_summaries = False
-    # (pattern, severity): the earliest match in a body wins.
-    severity_patterns: tuple[tuple[re.Pattern[str], Severity], ...] = ()
+    # What a submitted review means when no rule matched: "done" for one-shot reviewers,
+    # "progress" for bots that may post several reviews (then stability decides).
+    review_signal = "done"
+    # (pattern, severity): the earliest match in a body wins. Overrides (from --profiles)
+    # are consulted first and fallbacks last, so "Potential issue | Critical" is Critical
+    # although the bare category comes first in the line.
+    severity_overrides: SeverityTable = ()
+    severity_patterns: SeverityTable = ()
+    severity_fallbacks: SeverityTable = ()
+    signal_rules: tuple[SignalRule, ...] = ()
+    # Reviews and summaries list inline threads as `[title](#discussion_r<id>)` next to a
+    # severity badge: the inline comment's severity is read from there.
+    discussion_links = False
+    # (severity or None for "unrated", vendor wording) rows for `profile list`.
+    labels: tuple[tuple[Severity | None, str], ...] = ()
 
     def copy(self, **changes: Any) -> Profile:
         """A copy with some attributes overridden (``--login``, YAML overrides)."""
@@ -92,30 +199,64 @@ class Profile:
         return self.copy(logins=frozenset(login.lower() for login in logins),
                          bot_ids=frozenset(), any_bot=False)
 
+    def login_for(self, channel: str) -> str:
+        """The login this reviewer posts under on ``channel`` (for classifying a lone body)."""
+        if not self.logins:
+            return "reviewer[bot]"
+        return sorted(self.logins, key=lambda x: (not x.endswith("[bot]"), x))[0]
+
     # --- hooks -------------------------------------------------------------------
     def is_reviewer(self, comment: Comment) -> bool:
-        if comment.login.lower() in self.logins:
+        login = normalize_login(comment.login)
+        if login and login in {normalize_login(x) for x in self.logins}:
             return True
         if comment.user_id is not None and comment.user_id in self.bot_ids:
             return True
         return self.any_bot and not self.logins and comment.user_type == "Bot"
 
+    def is_trigger(self, comment: Comment) -> bool:
+        """A command addressed to the reviewer (``@codex review``), whoever posted it."""
+        phrases = list(self.trigger_phrases)
+        if self.trigger.kind == "comment" and self.trigger.value:
+            phrases.append(self.trigger.value)
+        head = comment.body.lstrip().lower()
+        return any(head.startswith(p.lower()) for p in phrases if p)
+
     def severity(self, body: str) -> Severity | None:
         """The severity the body claims, or None when it claims none."""
-        best: tuple[int, Severity] | None = None
-        for pattern, level in self.severity_patterns:
-            m = pattern.search(body)
-            if m and (best is None or m.start() < best[0]):
-                best = (m.start(), level)
-        return best[1] if best else None
+        for table in (self.severity_overrides, self.severity_patterns, self.severity_fallbacks):
+            best: tuple[int, Severity] | None = None
+            for pattern, level in table:
+                m = pattern.search(body)
+                if m and (best is None or m.start() < best[0]):
+                    best = (m.start(), level)
+            if best:
+                return best[1]
+        return None
 
     def classify(self, comment: Comment) -> str:
         """One of SIGNALS for a reviewer comment."""
+        if self.is_trigger(comment):
+            return "none"
         if comment.channel == "inline":
             return "finding"
+        matched = self.signal_rule(comment)
+        if matched is not None:
+            return matched.signal
         if comment.channel == "review":
-            return "done"
+            return self.review_signal
+        if comment.channel == "issue" and self.mine_summaries and self.summary_locations(comment):
+            return "finding"
         return "none"
+
+    def signal_rule(self, comment: Comment) -> SignalRule | None:
+        """The first of ``signal_rules`` this (non-inline, non-trigger) comment matches."""
+        for r in self.signal_rules:
+            if r.matches(comment):
+                if r.signal == "clean" and self.mine_summaries and self.summary_locations(comment):
+                    continue
+                return r
+        return None
 
     def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
         """``path:line`` citations in a review body or issue comment (when mining)."""
@@ -129,6 +270,40 @@ class Profile:
             found.append(SummaryLocation(m["path"], start, end, self.severity(comment.body)))
         return found
 
+    def body_location(self, comment: Comment) -> SummaryLocation | None:
+        """Where an inline comment's own body says it points, for outdated comments whose
+        ``line`` and ``original_line`` are gone (reviewer-dialects, fact 4)."""
+        return None
+
+    def inline_extra_locations(self, comment: Comment) -> list[SummaryLocation]:
+        """Further places an inline comment names (Bugbot's LOCATIONS); kept as summary
+        findings, deduplicated against inline ones."""
+        return []
+
+    def inline_severities(self, comments: Sequence[Comment]) -> dict[int, Severity]:
+        """Severities other comments give inline comments, by inline comment id.
+
+        Comments are read oldest first so the latest review's list wins: bots rewrite
+        their overview on every pass.
+        """
+        found: dict[int, Severity] = {}
+        if not self.discussion_links:
+            return found
+        for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
+            if c.channel == "inline":
+                continue
+            for line in c.body.splitlines():
+                level = self.severity(line)
+                if level is None:
+                    continue
+                for m in _DISCUSSION.finditer(line):
+                    found[int(m[1])] = level
+        return found
+
+    def dedupe_key(self, comment: Comment) -> str | None:
+        """A vendor id that stays the same when the bot re-posts one finding."""
+        return None
+
     def cites(self, body: str, rule: str) -> bool:
         return bool(rule) and re.search(rf"(?<![\w/-]){re.escape(rule)}(?![\w/-])", body,
                                         re.IGNORECASE) is not None
@@ -141,31 +316,63 @@ class Profile:
         return severity
 
     def extract(self, comments: Sequence[Comment]) -> Extraction:
+        """Findings, activity and signals of the reviewer on one PR.
+
+        Trigger comments and "working…" placeholders are not activity: a reviewer that
+        said nothing but "in progress" before the timeout was silent, not clean. Other
+        "progress" (a review from a bot that may post several) is activity.
+        """
         out = Extraction()
+        mine = [c for c in comments if self.is_reviewer(c) and not self.is_trigger(c)]
+        rated = self.inline_severities(mine)
         summary: list[Finding] = []
-        for c in comments:
-            if not self.is_reviewer(c):
-                continue
-            out.activity += 1
+        latest: dict[str, Comment] = {}
+        for c in mine:
+            key = self.dedupe_key(c)
+            if key is not None and (key not in latest
+                                    or (c.created_at, c.id) > (latest[key].created_at, latest[key].id)):
+                latest[key] = c
+        for c in mine:
             signal = self.classify(c)
             out.signals.append((signal, c.body))
+            if signal == "progress" and c.channel != "inline":
+                matched = self.signal_rule(c)
+                if matched is not None and matched.placeholder:
+                    continue
+            if c.channel == REACTION_CHANNEL and signal == "none":
+                continue  # an emoji the dialect gives no meaning says nothing
+            out.activity += 1
             if signal in ("skipped", "error") or c.is_reply:
+                continue
+            key = self.dedupe_key(c)
+            if key is not None and latest[key] is not c:
                 continue
             if c.channel == "inline":
                 start, end, scoped = inline_range(c)
+                path = c.path
+                if end is None and c.subject_type != "file" and (c.side or "RIGHT").upper() != "LEFT":
+                    loc = self.body_location(c)
+                    if loc is not None and (path is None or path == loc.path):
+                        path, start, end, scoped = loc.path, loc.start, loc.end, True
+                level = rated.get(c.id) or self.severity(c.body)
                 out.findings.append(Finding(
-                    key=f"inline:{c.id}", path=c.path, start=start, end=end,
-                    severity=self.rate(self.severity(c.body)), body=c.body, login=c.login,
+                    key=f"inline:{c.id}", path=path, start=start, end=end,
+                    severity=self.rate(level), body=c.body, login=c.login,
                     source="inline", line_scoped=scoped,
                 ))
-            elif self.mine_summaries:
-                for i, loc in enumerate(self.summary_locations(c)):
-                    summary.append(Finding(
-                        key=f"{c.channel}:{c.id}#{i}", path=loc.path, start=loc.start,
-                        end=loc.end, severity=self.rate(loc.severity), body=c.body,
-                        login=c.login, source="summary",
-                    ))
-        out.findings.extend(dedupe_summary(out.findings, summary))
+                locations = self.inline_extra_locations(c) if self.mine_summaries else []
+            elif self.mine_summaries and c.channel != REACTION_CHANNEL:
+                locations = self.summary_locations(c)
+            else:
+                locations = []
+            for i, loc in enumerate(locations):
+                summary.append(Finding(
+                    key=f"{c.channel}:{c.id}#{i}", path=loc.path, start=loc.start,
+                    end=loc.end, severity=self.rate(loc.severity), body=c.body,
+                    login=c.login, source="summary",
+                ))
+        # Sorted so the citation kept among overlapping ones never depends on capture order.
+        out.findings.extend(dedupe_summary(out.findings, sorted(summary, key=Finding.sort_key)))
         return out
 
 
@@ -187,6 +394,7 @@ def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> lis
 
 
 __all__ = [
-    "SIGNALS", "UNRATED_POLICIES", "Extraction", "Profile", "SummaryLocation", "Trigger",
-    "dedupe_summary",
+    "REACTION_CHANNEL", "SIGNALS", "TRIGGER_KINDS", "UNRATED_POLICIES", "Extraction", "Profile",
+    "SeverityTable", "SignalRule", "SummaryLocation", "Trigger", "comment_from_reaction", "dedupe_summary",
+    "normalize_login", "quote", "rule",
 ]

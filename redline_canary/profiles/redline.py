@@ -40,9 +40,11 @@ class RedlineProfile(Profile):
     name = "redline"
     description = "[SEVERITY] tags and Redline/BLOCKER|HIGH|SUGGESTION prefixes; any bot"
     severity_patterns = tuple(_SCALE_TAG + _REDLINE_PREFIX)
+    review_signal = "progress"  # home-grown bots may stream reviews: wait for stability
 
 
 class GenericProfile(Profile):
     name = "generic"
     description = "redline tags plus critical/high/medium/low words; any bot"
     severity_patterns = tuple(_SCALE_TAG + _REDLINE_PREFIX + _GENERIC_WORDS)
+    review_signal = "progress"

@@ -1,0 +1,136 @@
+"""``profile classify`` and ``profile list``: see how a profile reads a reviewer's words.
+
+``classify`` exists so a user whose vendor changed its markup can paste one comment and
+see at once whether the profile still finds the severity, the location and the
+done/clean/skip signal, before a canary run turns red for the wrong reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from redline_canary.comments import Comment
+from redline_canary.errors import EXIT_PASS, BadInput
+from redline_canary.options import load_profile
+from redline_canary.profile_config import load_profiles_file
+from redline_canary.profiles import PROFILES, Profile
+from redline_canary.profiles.base import REACTION_CHANNEL
+from redline_canary.severity import SCALE
+
+CHANNELS = ("inline", "review", "issue", REACTION_CHANNEL)
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("profile", help="inspect reviewer profiles (dialects)")
+    inner = parser.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    c = inner.add_parser("classify", help="how a profile reads one comment body")
+    c.add_argument("--reviewer", required=True, help="profile name")
+    c.add_argument("--channel", required=True, choices=CHANNELS,
+                   help="inline review comment, review body, issue comment (or a reaction)")
+    c.add_argument("--login", help="author login (default: the profile's login for the channel)")
+    c.add_argument("--body-file", required=True, help="file holding the comment body ('-' = stdin)")
+    c.add_argument("--profiles", help="YAML file of custom reviewer profiles and overrides")
+    c.add_argument("--json", action="store_true", help="machine-readable output")
+    c.set_defaults(func=run_classify)
+    ls = inner.add_parser("list", help="every profile with its identities, trigger and severity mapping")
+    ls.add_argument("--profiles", help="YAML file of custom reviewer profiles and overrides")
+    ls.add_argument("--json", action="store_true", help="machine-readable output")
+    ls.set_defaults(func=run_list)
+
+
+def _read_body(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadInput(f"--body-file: {path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"--body-file: {path}: cannot read ({exc.__class__.__name__})") from None
+
+
+def classify(profile: Profile, channel: str, body: str, login: str | None = None) -> dict[str, Any]:
+    """The signal and findings ``profile`` reads from one body posted on ``channel``."""
+    comment = Comment(
+        channel=channel, id=1, login=login or profile.login_for(channel), user_id=None,
+        user_type="Bot", body=body, state="COMMENTED" if channel == "review" else None,
+    )
+    if not profile.is_reviewer(comment):
+        return {"signal": "none", "findings": [], "note": f"{comment.login} is not {profile.name}"}
+    extraction = profile.extract([comment])
+    signal = extraction.signals[0][0] if extraction.signals else "none"
+    return {
+        "signal": signal,
+        "findings": [
+            {"severity": f.severity.name if f.severity is not None else None, "path": f.path,
+             "line": f.start, "end_line": f.end, "source": f.source}
+            for f in extraction.findings
+        ],
+    }
+
+
+def run_classify(args: argparse.Namespace) -> int:
+    profile = load_profile(args.reviewer, (), args.profiles)
+    result = classify(profile, args.channel, _read_body(args.body_file), args.login)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return EXIT_PASS
+    if "note" in result:
+        print(f"note: {result['note']}", file=sys.stderr)
+    print(f"signal: {result['signal']}")
+    for f in result["findings"]:
+        where = f"{f['path'] or '-'}:{f['line'] if f['line'] is not None else '-'}"
+        if f["end_line"] not in (None, f["line"]):
+            where += f"-{f['end_line']}"
+        print(f"finding: {f['severity'] or 'unrated'} at {where} ({f['source']})")
+    return EXIT_PASS
+
+
+def describe(profile: Profile) -> dict[str, Any]:
+    """Everything ``profile list`` shows for one profile."""
+    table: dict[str, list[str]] = {s.name: [] for s in SCALE}
+    unrated: list[str] = []
+    for level, label in profile.labels:
+        (table[level.name] if level is not None else unrated).append(label)
+    if not profile.labels:
+        for pattern, level in (*profile.severity_overrides, *profile.severity_patterns,
+                               *profile.severity_fallbacks):
+            table[level.name].append(f"/{pattern.pattern}/")
+    return {
+        "name": profile.name,
+        "description": profile.description,
+        "logins": sorted(profile.logins) or (["any Bot user"] if profile.any_bot else []),
+        "bot_ids": sorted(profile.bot_ids),
+        "trigger": {"kind": profile.trigger.kind, "value": profile.trigger.value},
+        "unrated": profile.unrated,
+        "mine_summaries": profile.mine_summaries,
+        "severity": table,
+        "unrated_note": unrated,
+    }
+
+
+def run_list(args: argparse.Namespace) -> int:
+    known = {**PROFILES, **(load_profiles_file(args.profiles) if args.profiles else {})}
+    rows = [describe(p) for _, p in sorted(known.items())]
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return EXIT_PASS
+    for r in rows:
+        trigger = r["trigger"]["kind"] + (f" {r['trigger']['value']}" if r["trigger"]["value"] else "")
+        print(f"{r['name']}: {r['description']}")
+        print(f"  identities: {', '.join(r['logins']) or '-'}"
+              + (f" (ids {', '.join(map(str, r['bot_ids']))})" if r["bot_ids"] else ""))
+        print(f"  trigger: {trigger}; unrated findings: {r['unrated']}"
+              + ("; mines summaries" if r["mine_summaries"] else ""))
+        print("  | level | vendor markup |")
+        print("  |---|---|")
+        for level, labels in r["severity"].items():
+            print(f"  | {level} | {'; '.join(labels) or '-'} |")
+        if r["unrated_note"]:
+            print(f"  unrated: {'; '.join(r['unrated_note'])}")
+        print()
+    return EXIT_PASS

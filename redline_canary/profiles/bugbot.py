@@ -1,0 +1,80 @@
+"""Cursor Bugbot (reviewer-dialects §6).
+
+Each inline comment carries ``**High Severity**``-style levels and a machine-readable
+``LOCATIONS`` block whose first entry is the commented range; later entries and the
+"Additional Locations" permalinks are further places with the same bug. Bugbot re-posts
+a finding under the same ``BUGBOT_BUG_ID`` on new lines, so only the latest counts. The
+Cursor Approval Agent shares the login but is not Bugbot.
+"""
+
+from __future__ import annotations
+
+import re
+
+from redline_canary.comments import Comment
+from redline_canary.profiles.base import Profile, SummaryLocation, rule
+from redline_canary.profiles.dialect import citations, compile_table
+from redline_canary.severity import Severity
+
+_LOCATIONS = re.compile(r"<!--\s*LOCATIONS START(?P<body>.*?)LOCATIONS END\s*-->", re.DOTALL)
+_ADDITIONAL = re.compile(r"<summary>\s*Additional Locations.*?(?:</details>|\Z)", re.DOTALL | re.IGNORECASE)
+_BUG_ID = re.compile(r"BUGBOT_BUG_ID:\s*([\w-]+)")
+_MARKER = re.compile(r"BUGBOT_|Cursor Bugbot|\bBugbot\b", re.IGNORECASE)
+
+
+class BugbotProfile(Profile):
+    name = "bugbot"
+    description = "Cursor Bugbot; **High/Medium/Low Severity**, LOCATIONS blocks mined"
+    logins = frozenset({"cursor[bot]"})
+    any_bot = False
+    trigger_phrases = ("bugbot run", "cursor review")
+    mine_summaries = True
+    severity_patterns = compile_table([
+        (r"\*\*High Severity\*\*", Severity.BLOCKER),
+        (r"\*\*Medium Severity\*\*", Severity.MAJOR),
+        (r"\*\*Low Severity\*\*", Severity.MINOR),
+    ], flags=0)
+    signal_rules = (
+        rule("skipped", r"BUGBOT_FREE_TIER_DISABLED_UPSELL|on the Bugbot Free tier", channels=("issue",)),
+        # Size-limit skip: wording not confirmed (reviewer-dialects §6, Medium).
+        rule("skipped", r"\b(?:too large|size limit)\b.{0,200}\bsplit\b|\bsplit\b.{0,200}\b(?:too large|size limit)\b",
+             channels=("issue",)),
+        rule("progress", r"^\s*👀\s*$", placeholder=True),
+        rule("clean", r"found no new issues|found no bugs"),
+        rule("done", r"BUGBOT_REVIEW|Bugbot has reviewed your changes|Bugbot completed review"),
+    )
+    labels = (
+        (Severity.BLOCKER, "**High Severity**"),
+        (Severity.MAJOR, "**Medium Severity**"),
+        (Severity.MINOR, "**Low Severity**"),
+        (None, "no level: INFO"),
+    )
+
+    def is_reviewer(self, comment: Comment) -> bool:
+        if not super().is_reviewer(comment):
+            return False
+        approval = comment.channel == "review" and (comment.state or "").upper() == "APPROVED"
+        return not (approval and not _MARKER.search(comment.body))
+
+    def _locations(self, comment: Comment) -> list[SummaryLocation]:
+        block = _LOCATIONS.search(comment.body)
+        found = citations(block["body"], ("path_hash", "path_line")) if block else []
+        extra = _ADDITIONAL.search(comment.body)
+        if extra:
+            found += citations(extra.group(0), ("blob", "path_hash"))
+        level = self.severity(comment.body)
+        return [SummaryLocation(c.path, c.start, c.end, level) for c in found]
+
+    def body_location(self, comment: Comment) -> SummaryLocation | None:
+        found = self._locations(comment)
+        return found[0] if found else None
+
+    def inline_extra_locations(self, comment: Comment) -> list[SummaryLocation]:
+        return self._locations(comment)
+
+    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
+        return []  # review bodies hold a count and a "Fix All" link, no places
+
+    def dedupe_key(self, comment: Comment) -> str | None:
+        m = _BUG_ID.search(comment.body) if comment.channel == "inline" else None
+        return m[1] if m else None

@@ -1,0 +1,66 @@
+"""Claude: anthropics/claude-code-action and the managed Claude Code Review (§5).
+
+The action has no built-in severity (the repo's prompt decides), so an unmarked finding
+counts by location (DESIGN §5); the managed review marks 🔴 Important and 🟡 Nit. The
+action posts one tracking comment, edited from "working…" to "finished" or "encountered
+an error", and cites code with blob permalinks or ``path:line``. With the workflow's
+``GITHUB_TOKEN`` it posts as ``github-actions[bot]``, shared with every other workflow,
+so that login counts only for inline comments, reviews and Claude's tracking comment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from redline_canary.comments import Comment
+from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, normalize_login, rule
+from redline_canary.profiles.dialect import compile_table, itemized_locations
+from redline_canary.severity import Severity
+
+ACTIONS_LOGIN = "github-actions[bot]"
+_TRACKING = re.compile(r"Claude Code is working|\*\*Claude (?:finished|encountered an error)\b")
+
+
+class ClaudeProfile(Profile):
+    name = "claude"
+    description = "Claude (code action and managed review); 🔴 Important / 🟡 Nit"
+    logins = frozenset({"claude[bot]"})
+    any_bot = False
+    unrated = "location"
+    trigger = Trigger("comment", "@claude review")
+    trigger_phrases = ("@claude", "/claude-review")
+    mine_summaries = True
+    severity_patterns = compile_table([
+        (r"🔴\s*\**Important\b", Severity.BLOCKER),
+        (r"🟡\s*\**Nit\b", Severity.INFO),
+    ])
+    signal_rules = (
+        rule("error", r"\*\*Claude encountered an error\b"),
+        rule("progress", r"Claude Code is working", placeholder=True),
+        rule("clean", r"^\s*No issues found\b|\bno issues found\. Checked for bugs"),
+        rule("done", r"\*\*Claude finished\b"),
+    )
+    labels = (
+        (Severity.BLOCKER, "🔴 Important"),
+        (Severity.INFO, "🟡 Nit"),
+        (None, "no marker (incl. 🟣 Pre-existing): by location"),
+    )
+
+    via_actions = True  # also read github-actions[bot] (see the module docstring)
+
+    def with_logins(self, logins: Iterable[str]) -> Profile:
+        """``--login`` means exactly these logins: no github-actions[bot] fallback."""
+        return super().with_logins(logins).copy(via_actions=False)
+
+    def is_reviewer(self, comment: Comment) -> bool:
+        if super().is_reviewer(comment):
+            return True
+        if not self.via_actions or normalize_login(comment.login) != normalize_login(ACTIONS_LOGIN):
+            return False
+        if comment.channel in ("inline", "review"):
+            return True
+        return bool(_TRACKING.search(comment.body))
+
+    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
+        return itemized_locations(comment.body, ("blob", "path_line"), self.severity)

@@ -1,0 +1,70 @@
+"""GitHub Copilot code review (reviewer-dialects §1).
+
+Copilot writes no severity into its inline comments; the v2 review overview does, as a
+badge next to each thread's ``#discussion_r<id>`` link, so the inline severity is read
+from the latest overview (``discussion_links``). Without an overview a finding is
+unrated and counts by location (DESIGN §5). Findings without an inline thread ("Previously
+missed", the legacy low-confidence block) are mined from the review body.
+"""
+
+from __future__ import annotations
+
+import re
+
+from redline_canary.comments import Comment
+from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, rule
+from redline_canary.profiles.dialect import compile_table, itemized_locations, sections
+from redline_canary.severity import Severity
+
+REVIEW_LOGIN = "copilot-pull-request-reviewer[bot]"
+INLINE_LOGIN = "Copilot"
+
+_BADGE = r"""(?:alt=["']|!\[)\s*{word}\s+severity\b"""
+_SECTIONS = {
+    "missed": re.compile(r"^Previously missed\b", re.IGNORECASE),
+    "suppressed": re.compile(r"^(?:Comments suppressed due to low confidence|Suppressed comments)\b",
+                             re.IGNORECASE),
+    "other": re.compile(r"^(?:Open|Resolved since last review|What changed in this PR|Files not reviewed"
+                        r"|Pull request overview)\b", re.IGNORECASE),
+}
+
+
+class CopilotProfile(Profile):
+    name = "copilot"
+    description = "GitHub Copilot code review; severity from the v2 overview badges"
+    logins = frozenset({REVIEW_LOGIN, INLINE_LOGIN})
+    bot_ids = frozenset({175728472})
+    any_bot = False
+    unrated = "location"
+    trigger = Trigger("request", REVIEW_LOGIN)
+    mine_summaries = True
+    discussion_links = True
+    severity_patterns = compile_table([
+        (_BADGE.format(word="High"), Severity.BLOCKER),
+        (_BADGE.format(word="Medium"), Severity.MAJOR),
+        (_BADGE.format(word="Low"), Severity.MINOR),
+        (r"\A\s*\[nitpick\]", Severity.INFO),
+    ])
+    signal_rules = (
+        rule("skipped", r"unable to review this pull request because .{0,120}quota"
+                        r"|reached (?:their|your) quota limit"),
+        rule("error", r"Copilot encountered an error|Copilot was unable to review"),
+        rule("clean", r"generated no (?:new )?comments|\*\*Findings:\*\*\s*None\b"),
+    )
+    labels = (
+        (Severity.BLOCKER, 'v2 overview badge "High severity" (via #discussion_r<id>)'),
+        (Severity.MAJOR, '"Medium severity" badge'),
+        (Severity.MINOR, '"Low severity" badge'),
+        (Severity.INFO, "[nitpick] prefix"),
+        (None, "no badge: by location"),
+    )
+
+    def login_for(self, channel: str) -> str:
+        return INLINE_LOGIN if channel == "inline" else REVIEW_LOGIN
+
+    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
+        out: list[SummaryLocation] = []
+        for name, text in sections(comment.body, _SECTIONS):
+            if name != "other":
+                out.extend(itemized_locations(text, ("path_line",), self.severity))
+        return out

@@ -1,0 +1,69 @@
+"""Greptile (reviewer-dialects §7).
+
+Inline comments open with an ``<img alt="P1">`` badge; the 2025 format used a category
+prefix (``**logic:**``) instead and no priority. The summary comment's confidence score
+and "Last reviewed commit" say the pass finished; "No P0 or P1 issues found" in it is a
+verdict, not a severity. Legacy out-of-diff findings sit in the review body as
+`` `path`, line 24-26 ``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from redline_canary.comments import Comment
+from redline_canary.profiles.base import Profile, SummaryLocation, rule
+from redline_canary.profiles.dialect import clean_path, compile_table, itemized_locations, p_labels, p_scale
+from redline_canary.severity import Severity
+
+_PROMPT_LINE = re.compile(r"^\s*Line:\s*(?P<a>\d+)(?:\s*-\s*(?P<b>\d+))?", re.MULTILINE)
+_PROMPT_PATH = re.compile(r"^\s*Path:\s*`?(?P<path>[^\s`]+)`?", re.MULTILINE)
+
+
+class GreptileProfile(Profile):
+    name = "greptile"
+    description = "Greptile; P0-P3 badges (legacy logic/syntax/style/info prefixes)"
+    logins = frozenset({"greptile-apps[bot]"})
+    any_bot = False
+    trigger_phrases = ("@greptileai", "@greptile")
+    mine_summaries = True
+    discussion_links = True
+    severity_patterns = (
+        *p_scale(r"""<img\b[^>]*\balt=["']P<n>["']""", r"badges/p<n>\.svg"),
+        *compile_table([
+            (r"\*\*(?:logic|syntax):\*\*|\A\s*(?:logic|syntax):", Severity.MAJOR),
+            (r"\*\*style:\*\*|\A\s*style:", Severity.MINOR),
+            (r"\*\*info:\*\*|\A\s*info:", Severity.INFO),
+        ]),
+    )
+    signal_rules = (
+        rule("error", r"^\s*😕\s*$"),
+        rule("progress", r"^\s*👀\s*$", placeholder=True),
+        rule("clean", r"Confidence Score[^0-9]{0,60}5\s*/\s*5", unless=r"""alt=["']P[01]["']"""),
+        rule("clean", r"files? reviewed, 0 comments"),
+        rule("done", r"Last reviewed commit|Confidence Score|files? reviewed, \d+ comments?|^\s*👍\s*$"),
+    )
+    labels = (
+        *p_labels('<img alt="P<n>"> badge'),
+        (Severity.MAJOR, "legacy **logic:**, **syntax:**"),
+        (Severity.MINOR, "legacy **style:**"),
+        (Severity.INFO, "legacy **info:**"),
+        (None, "no badge: INFO"),
+    )
+
+    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
+        if comment.channel != "review":
+            return []  # the summary comment lists inline threads, not new places
+        return itemized_locations(comment.body, ("path_comma_line", "blob"), self.severity)
+
+    def body_location(self, comment: Comment) -> SummaryLocation | None:
+        line = _PROMPT_LINE.search(comment.body)
+        if line is None:
+            return None
+        where = _PROMPT_PATH.search(comment.body)
+        path = clean_path(where["path"]) if where else comment.path
+        if not path:
+            return None
+        a = int(line["a"])
+        b = int(line["b"]) if line["b"] else a
+        return SummaryLocation(path, min(a, b), max(a, b))
