@@ -48,6 +48,7 @@ class CycleOptions:
     label: str = LABEL
     branch_prefix: str = BRANCH_PREFIX
     save_captures: Path | None = None
+    profiles_file: str | None = None
 
 
 @dataclass
@@ -90,7 +91,7 @@ class TargetCycle:
         self.options = options
         self.clock = clock
         self.progress = progress or (lambda _label, _text: None)
-        self.profile: Profile = load_profile(target.reviewer, target.logins)
+        self.profile: Profile = load_profile(target.reviewer, target.logins, options.profiles_file)
         self.prs: list[OpenPR] = []
         self.records: list[dict[str, Any]] = []
         self.fingerprint = fingerprint(corpus, target.stack)

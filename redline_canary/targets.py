@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,10 @@ def read_targets_arg(value: str) -> tuple[str, str]:
         raise BadInput(f"{value}: cannot read targets ({exc.__class__.__name__})") from None
 
 
-def parse_targets(items: list[Any], source: str, corpus: CorpusData) -> list[Target]:
+def parse_targets(items: list[Any], source: str, corpus: CorpusData,
+                  known_profiles: Collection[str] | None = None) -> list[Target]:
+    """Validate every target (key paths in errors); ``known_profiles`` adds --profiles names."""
+    profiles = set(PROFILES) | set(known_profiles or ())
     targets: list[Target] = []
     for i, item in enumerate(items):
         where = f"{source}: [{i}]"
@@ -89,9 +93,9 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData) -> list[Tar
             raise BadInput(f"{where}.stack: unknown stack {item['stack']!r} "
                            f"(known: {', '.join(corpus.stacks)})")
         reviewer = item.get("reviewer") or "redline"
-        if reviewer not in PROFILES:
+        if reviewer not in profiles:
             raise BadInput(f"{where}.reviewer: unknown profile {reviewer!r} "
-                           f"(known: {', '.join(sorted(PROFILES))})")
+                           f"(known: {', '.join(sorted(profiles))})")
         mode = item.get("mode") or "blind"
         if mode not in MODES:
             raise BadInput(f"{where}.mode: must be blind or marked, got {mode!r}")

@@ -221,3 +221,73 @@ def test_forty_minute_wait_runs_in_milliseconds_with_an_injected_clock(sb: Sandb
     client.close()
     assert time.monotonic() - started < 10
     assert clock.now() >= 40 * 60.0 and [r["outcome"] for r in records] == ["silent", "silent"]
+
+
+def test_reviewer_error_notice_makes_the_outcome_error_with_the_notice_quoted(
+    sb: Sandbox, tmp_path: Path
+) -> None:
+    from redline_canary.sandbox import COPILOT
+
+    notice = "Copilot encountered an error and was unable to review this pull request."
+    sb.attach_reviewer(REPO, ScriptedReviewer([Batch(after=0.05, reviews=[{"body": notice}])],
+                                              identity=COPILOT))
+    code, records, _ = run_cli(sb, tmp_path, "--reviewer", "copilot")
+    assert code == 4
+    assert [r["outcome"] for r in records] == ["error", "error"]
+    assert all(r["notice"].startswith("Copilot encountered an error") for r in records)
+    assert all(r["recall"] is None for r in records)
+
+
+class _FlakyReviewer(ScriptedReviewer):
+    """Misses the SQL injection on the first seeded PR (#1), catches it on the re-run (#3)."""
+
+    def act(self, ctx: Any) -> None:
+        inline = [{"path": "app.py", "line": 5, "body": "[BLOCKER] hard-coded token"},
+                  {"path": "web/Profile.tsx", "line": 7, "body": "[BLOCKER] raw HTML"}]
+        if ctx.number >= 3:
+            inline.append({"path": "app.py", "line": 10, "body": "[BLOCKER] SQL built from input"})
+        ctx.post_review("review", "COMMENTED", inline)
+
+
+def test_confirmation_rerun_clears_a_blocker_caught_the_second_time(sb: Sandbox, tmp_path: Path) -> None:
+    sb.attach_reviewer(REPO, _FlakyReviewer([]))
+    code, records, _out = run_cli(sb, tmp_path, "--confirm", "1")
+    assert code == 1  # the clean PR got the same BLOCKER comments
+    seeded = [r for r in records if r["kind"] == "seeded"]
+    assert [r["attempt"] for r in seeded] == [1, 2]
+    assert not seeded[0]["gate"]["passed"] and seeded[1]["gate"]["passed"]
+    hist = tmp_path / "history.jsonl"
+    gate = cli("gate", str(hist), "--run-id", "t1")
+    assert gate.returncode == 1  # the clean PR is flagged: same comments on clean code
+    assert "mini/seeded: scored PASS" in gate.stdout.replace("acme/canary-mini ", "")
+
+
+def test_run_accepts_a_custom_profile_file(sb: Sandbox, tmp_path: Path) -> None:
+    profiles = tmp_path / "profiles.yml"
+    profiles.write_text(
+        "profiles:\n"
+        "  house-bot:\n"
+        "    extends: redline\n"
+        "    logins: ['house-reviewer[bot]']\n"
+    )
+    from redline_canary.sandbox import Identity
+
+    sb.attach_reviewer(REPO, ScriptedReviewer(
+        [Batch(after=0.05, inline=[{"path": "app.py", "line": 10, "body": "[BLOCKER] SQL"}])],
+        identity=Identity("house-reviewer[bot]", 190_000_099)))
+    code, records, out = run_cli(sb, tmp_path, "--reviewer", "house-bot", "--profiles", str(profiles),
+                                 "--confirm", "0")
+    assert {r["reviewer"] for r in records} == {"house-bot"}, out
+    assert code == 1  # one of three BLOCKERs caught
+    assert next(r for r in records if r["kind"] == "seeded")["caught"] == 1
+
+
+def test_demo_runs_end_to_end_offline(tmp_path: Path) -> None:
+    hist = tmp_path / "demo.jsonl"
+    res = cli("demo", "--history", str(hist), "--json", timeout=120)
+    assert res.returncode == 3, res.stderr  # the silent reviewer's exit code wins
+    records = [json.loads(line) for line in res.stdout.splitlines()]
+    assert len(records) == 6 and hist.read_text().count("\n") == 6
+    assert {r["outcome"] for r in records} == {"scored", "silent"}
+    python = next(r for r in records if r["stack"] == "python" and r["kind"] == "seeded")
+    assert python["undercalled"] + python["caught"] >= 1  # bandit really found something

@@ -16,6 +16,7 @@ from redline_canary.github_api import token_from_env
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import parse_floor
 from redline_canary.polling import PollConfig
+from redline_canary.profile_config import load_profiles_file
 from redline_canary.runner import default_run_id, run_targets, summary_table
 from redline_canary.scoring import GateOptions
 from redline_canary.targets import Target, load_targets_text, parse_targets, read_targets_arg
@@ -42,6 +43,7 @@ def register(sub: Any) -> None:
                    help="re-runs of a seeded PR that missed a BLOCKER before it counts (1)")
     p.add_argument("--parallel", type=int, default=4, help="targets at once (4)")
     p.add_argument("--save-captures", help="keep every scored capture in this folder")
+    p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--dry-run", action="store_true", help="print the plan; touch nothing")
     p.add_argument("--json", action="store_true", help="print the records as JSON lines")
     p.set_defaults(func=run_run)
@@ -59,6 +61,8 @@ def add_target_options(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_targets(args: argparse.Namespace, corpus: Any) -> list[Target]:
+    """Targets from the flags, --targets or CANARY_TARGETS, validated before any request."""
+    extra = sorted(load_profiles_file(args.profiles)) if getattr(args, "profiles", None) else []
     if args.repo or args.stack:
         if args.targets:
             raise BadInput("--targets and --repo/--stack: give one or the other")
@@ -68,14 +72,14 @@ def resolve_targets(args: argparse.Namespace, corpus: Any) -> list[Target]:
         for key in ("reviewer", "mode", "base", "prefix"):
             if getattr(args, key):
                 item[key] = getattr(args, key)
-        return parse_targets([item], "command line", corpus)
+        return parse_targets([item], "command line", corpus, extra)
     if args.targets:
         text, source = read_targets_arg(args.targets)
     elif os.environ.get("CANARY_TARGETS", "").strip():
         text, source = os.environ["CANARY_TARGETS"], "CANARY_TARGETS"
     else:
         raise BadInput("no targets: give --targets, --repo with --stack, or set CANARY_TARGETS")
-    return parse_targets(load_targets_text(text, source), source, corpus)
+    return parse_targets(load_targets_text(text, source), source, corpus, extra)
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -93,6 +97,7 @@ def run_run(args: argparse.Namespace) -> int:
         window=args.window, floor=parse_floor(args.floor),
         gate=GateOptions(args.min_recall, args.require_citation), confirm=args.confirm,
         save_captures=Path(args.save_captures) if args.save_captures else None,
+        profiles_file=args.profiles,
     )
     if args.dry_run:
         print(f"run {run_id}: {len(targets)} target(s), nothing will be touched")
