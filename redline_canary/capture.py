@@ -1,7 +1,8 @@
 """A capture: the raw GitHub JSON of one reviewed PR, as ``run`` saves and ``score`` reads.
 
 Shape: ``{"repo": "o/r", "pull": {...}, "review_comments": [...], "reviews": [...],
-"issue_comments": [...], "manifest": {...}}``. Pure: validation errors name the key.
+"issue_comments": [...], "reactions": [...], "manifest": {...}}`` (``reactions``, on the
+PR itself, is optional). Pure: validation errors name the key.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from redline_canary.comments import Comment, comment_from_github
+from redline_canary.profiles.base import comment_from_reaction
 
 CHANNEL_KEYS = {"review_comments": "inline", "reviews": "review", "issue_comments": "issue"}
 
@@ -35,6 +37,13 @@ def comments_from_capture(doc: Any) -> list[Comment]:
                 raise CaptureError(f"{key}[{i}].{exc.args[0]}: missing") from None
             except (TypeError, ValueError) as exc:
                 raise CaptureError(f"{key}[{i}]: {exc}") from None
+    reactions = doc.get("reactions", [])
+    if not isinstance(reactions, list):
+        raise CaptureError("reactions: expected a list")
+    for i, obj in enumerate(reactions):
+        if not isinstance(obj, Mapping):
+            raise CaptureError(f"reactions[{i}]: expected a JSON object")
+        comments.append(comment_from_reaction(obj))
     return comments
 
 

@@ -156,7 +156,8 @@ class TargetCycle:
                 assert pr.poll is not None and pr.number is not None
                 if pr.poll.verdict:
                     continue
-                self.client.poll(self.target.repo, pr.number, pr.states)
+                self.client.poll(self.target.repo, pr.number, pr.states,
+                                 reactions=self.profile.reads_reactions)
                 capture = self._capture(pr)
                 comments = comments_from_capture(capture)
                 extraction = self.profile.extract(comments)
@@ -248,6 +249,7 @@ class TargetCycle:
             "repo": t.repo,
             "pull": {"number": pr.number, "head": {"sha": pr.head_sha, "ref": pr.branch}},
             **{ch: list((pr.states.get(ch) or ChannelState()).items or []) for ch in CHANNEL_PATHS},
+            **({"reactions": list(pr.states["reactions"].items or [])} if "reactions" in pr.states else {}),
             "manifest": {"stack": t.stack, "kind": pr.kind, "mode": t.mode, "prefix": t.prefix,
                          "fingerprint": self.fingerprint, "reviewer": t.reviewer,
                          "run_id": self.options.run_id, "attempt": pr.attempt},

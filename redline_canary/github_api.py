@@ -38,6 +38,7 @@ CHANNEL_PATHS = {
     "reviews": "pulls/{n}/reviews",
     "issue_comments": "issues/{n}/comments",
 }
+REACTIONS_PATH = "issues/{n}/reactions"
 T = TypeVar("T")
 
 
@@ -152,10 +153,13 @@ class GitHubClient:
                                  lambda: r.get_git_commit(sha).tree.sha)
             return BaseCommit(branch, str(sha), str(tree))
 
-    def poll(self, repo: str, number: int, states: dict[str, ChannelState]) -> bool:
-        """Refresh the three channels with conditional GETs; True when anything changed."""
+    def poll(self, repo: str, number: int, states: dict[str, ChannelState],
+             reactions: bool = False) -> bool:
+        """Refresh the three channels (and the PR's reactions, for bots that answer with
+        one) with conditional GETs; True when anything changed."""
         changed = False
-        for channel, path in CHANNEL_PATHS.items():
+        channels = dict(CHANNEL_PATHS, **({"reactions": REACTIONS_PATH} if reactions else {}))
+        for channel, path in channels.items():
             state = states.setdefault(channel, ChannelState())
             url = f"/repos/{repo}/{path.format(n=number)}"
             with self._infra(f"{repo}#{number}: poll {channel}"):
@@ -202,13 +206,13 @@ class GitHubClient:
                                  lambda: self._repo(repo).get_pull(number).raw_data)
 
     def capture(self, repo: str, number: int) -> dict[str, Any]:
-        """The raw JSON of a PR and its three comment channels (``score --repo``)."""
+        """The raw JSON of a PR, its three comment channels and its reactions (``score --repo``)."""
         states: dict[str, ChannelState] = {}
-        self.poll(repo, number, states)
+        self.poll(repo, number, states, reactions=True)
         return {
             "repo": repo,
             "pull": self.pull(repo, number),
-            **{ch: list(states[ch].items or []) for ch in CHANNEL_PATHS},
+            **{ch: list(state.items or []) for ch, state in states.items()},
             "manifest": {},
         }
 

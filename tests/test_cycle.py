@@ -291,3 +291,24 @@ def test_demo_runs_end_to_end_offline(tmp_path: Path) -> None:
     assert {r["outcome"] for r in records} == {"scored", "silent"}
     python = next(r for r in records if r["stack"] == "python" and r["kind"] == "seeded")
     assert python["undercalled"] + python["caught"] >= 1  # bandit really found something
+
+
+class _ThumbsUpCodex(ScriptedReviewer):
+    """Codex's way of saying "reviewed, nothing to report": a 👍 on the PR, no comment."""
+
+    def act(self, ctx: Any) -> None:
+        ctx.react_to_pull("+1")
+
+
+def test_codex_thumbs_up_is_clean_and_done_not_silent(sb: Sandbox, tmp_path: Path) -> None:
+    from redline_canary.sandbox import Identity
+
+    codex = Identity("chatgpt-codex-connector[bot]", 199175422)
+    sb.attach_reviewer(REPO, _ThumbsUpCodex([], identity=codex, trigger_phrases=["@codex review"],
+                                            wake_on=["comment"]))
+    code, records, out = run_cli(sb, tmp_path, "--reviewer", "codex", "--confirm", "0")
+    clean = next(r for r in records if r["kind"] == "clean")
+    seeded = next(r for r in records if r["kind"] == "seeded")
+    assert clean["outcome"] == "scored" and clean["gate"]["passed"], out
+    assert seeded["outcome"] == "scored" and seeded["missed"] == 6
+    assert code == 1

@@ -171,6 +171,8 @@ class Profile:
     # What a submitted review means when no rule matched: "done" for one-shot reviewers,
     # "progress" for bots that may post several reviews (then stability decides).
     review_signal = "done"
+    # Bots that say "done"/"clean" with a reaction on the PR (Codex, Greptile): polled too.
+    reads_reactions = False
     # (pattern, severity): the earliest match in a body wins. Overrides (from --profiles)
     # are consulted first and fallbacks last, so "Potential issue | Critical" is Critical
     # although the bare category comes first in the line.

@@ -22,6 +22,7 @@ class CodexProfile(Profile):
     bot_ids = frozenset({199175422})
     any_bot = False
     trigger = Trigger("comment", "@codex review")
+    reads_reactions = True
     trigger_phrases = ("@codex",)
     mine_summaries = True
     severity_patterns = p_scale(r"!\[P<n> Badge\]")

@@ -22,6 +22,7 @@ _PROMPT_PATH = re.compile(r"^\s*Path:\s*`?(?P<path>[^\s`]+)`?", re.MULTILINE)
 
 class GreptileProfile(Profile):
     name = "greptile"
+    reads_reactions = True  # 👍 on the PR means "reviewed"
     description = "Greptile; P0-P3 badges (legacy logic/syntax/style/info prefixes)"
     logins = frozenset({"greptile-apps[bot]"})
     any_bot = False

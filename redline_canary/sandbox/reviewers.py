@@ -167,6 +167,12 @@ class ReviewContext:
             self._state.edit_issue_comment(comment, body)
         self.hub.note(self, "edit", comment_id)
 
+    def react_to_pull(self, content: str) -> None:
+        """A reaction on the PR itself: how Codex says "reviewed, nothing to report"."""
+        with self._state.lock:
+            self._state.add_reaction(self.repo, self.issue.reactions, self.review_user, content)
+        self.hub.note(self, "reaction", self.issue.number)
+
     def react(self, comment_id: int, content: str) -> None:
         with self._state.lock:
             _, comment = self._state.find_issue_comment(self.repo, comment_id)
