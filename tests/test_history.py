@@ -89,6 +89,8 @@ def test_history_merge_and_gate_commands(tmp_path: Path) -> None:
                           record("run-8", "seeded")])
     res = cli("history", "merge", str(out), str(frag))
     assert res.returncode == 0 and "appended 3" in res.stdout
+    again = json.loads(cli("history", "merge", str(out), str(frag), "--json").stdout)
+    assert (again["appended"], again["already_present"], again["corrupt"]) == (0, 3, [])
     for r in read_history(out).records:
         jsonschema.validate(r, SCHEMA)
     res = cli("gate", str(out), "--run-id", "run-9", "--json")

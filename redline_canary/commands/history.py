@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -16,6 +17,7 @@ def register(sub: Any) -> None:
     m = inner.add_parser("merge", help="append fragment records not already in OUT")
     m.add_argument("out", metavar="OUT", help="history file (created if absent)")
     m.add_argument("fragments", metavar="FRAGMENT", nargs="+", help="JSONL fragment files")
+    m.add_argument("--json", action="store_true", help="machine-readable output")
     m.set_defaults(func=run_merge)
 
 
@@ -23,6 +25,11 @@ def run_merge(args: argparse.Namespace) -> int:
     result = merge(args.out, args.fragments)
     for fragment, line, why in result.corrupt:
         print(f"{fragment}:{line}: corrupt record skipped ({why})", file=sys.stderr)
-    print(f"{args.out}: appended {result.appended}, already present {result.already_present}, "
-          f"corrupt {len(result.corrupt)}")
+    if args.json:
+        print(json.dumps({"out": args.out, "appended": result.appended,
+                          "already_present": result.already_present,
+                          "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt]}))
+    else:
+        print(f"{args.out}: appended {result.appended}, already present {result.already_present}, "
+              f"corrupt {len(result.corrupt)}")
     return EXIT_BAD_INPUT if result.corrupt else EXIT_PASS
