@@ -17,13 +17,14 @@ from typing import Any
 
 from redline_canary import __version__
 from redline_canary.capture import comments_from_capture
-from redline_canary.clock import Cancelled, Clock, utc_now_iso
+from redline_canary.clock import Cancelled, Clock, RealClock, utc_now_iso
 from redline_canary.corpus_model import CorpusData, fingerprint, publish
 from redline_canary.errors import CanaryError
 from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.github_api import CHANNEL_PATHS, BaseCommit, ChannelState, GitHubClient
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile
+from redline_canary.pacing import Pacer
 from redline_canary.polling import PollConfig, PollState, activity_fingerprint, describe, observe
 from redline_canary.profiles.base import Profile
 from redline_canary.retrying import RetryPolicy
@@ -228,9 +229,10 @@ class TargetCycle:
 
     def teardown(self) -> None:
         """Close every PR and delete every branch this cycle made, quickly and always."""
-        self.client.policy = RetryPolicy(max_attempts=2, max_total_wait=2.0,
-                                         clock=_Uncancellable(self.clock))
-        self.client.pacer.clock = _Uncancellable(self.client.pacer.clock)
+        # A cancelled clock raises on sleep; teardown must still retry and pace.
+        calm = RealClock() if isinstance(self.clock, RealClock) else self.clock
+        self.client.policy = RetryPolicy(max_attempts=2, max_total_wait=2.0, clock=calm)
+        self.client.pacer = Pacer(calm, 10_000, 10_000)  # a handful of closes must not queue
         for pr in self.prs:
             try:
                 if pr.number is not None:
@@ -263,21 +265,3 @@ class TargetCycle:
 def _missed_blockers(record: dict[str, Any]) -> list[int]:
     return [s["n"] for key in ("missed_seeds", "undercalled_seeds")
             for s in record[key] if s["severity"] == "BLOCKER"]
-
-
-class _Uncancellable:
-    """Teardown must finish even after the cancel signal: sleep without raising."""
-
-    def __init__(self, clock: Any) -> None:
-        self.inner = getattr(clock, "inner", clock)
-
-    def now(self) -> float:
-        return float(self.inner.now())
-
-    def sleep(self, seconds: float) -> None:
-        import time
-
-        if hasattr(self.inner, "cancel"):
-            time.sleep(min(seconds, 0.5))
-        else:
-            self.inner.sleep(seconds)
