@@ -1,0 +1,139 @@
+"""Scoreboard speed: a 5-year weekly history of 20 targets, seeded and clean PRs each week.
+
+10 stacks × 2 reviewers (so every stack has a cross-reviewer comparison), 16 seeds per
+stack, a corpus change once a year, ~3 % silent and ~1 % error runs, a few confirmation
+re-runs. Prints seconds (best of ``--repeat``) to read the file and render the Markdown,
+and to read it and render the HTML folder. Goal (issue 7): a few seconds.
+
+Run: python benchmarks/bench_report.py  (needs the [report] extra for the HTML figure)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from redline_canary.history import read_history
+from redline_canary.report_model import build_report, render_markdown
+from redline_canary.scoring import wilson
+
+SEVERITIES = ("BLOCKER", "CRITICAL", "MAJOR", "MINOR", "INFO")
+STACKS = ("python", "go", "java", "kotlin", "react", "rust", "csharp", "swift", "terraform", "sql")
+REVIEWERS = ("redline", "copilot")
+WEEKS = 5 * 52
+SEEDS_PER_STACK = 16
+
+
+def _seed(stack: str, n: int) -> dict[str, Any]:
+    return {"n": n, "path": f"src/{stack}/mod{n % 5}.x", "line": 10 + 7 * n, "pushed_path": f"mod{n % 5}.x",
+            "pushed_line": 10 + 7 * n, "severity": SEVERITIES[n % 4], "rule": f"core/rule-{n % 9}",
+            "symbol": None, "description": f"seeded defect {n} of {stack}"}
+
+
+def _record(rng: random.Random, *, week: int, stack: str, reviewer: str, kind: str, skill: dict[int, float],
+            outcome: str, attempt: int = 1) -> dict[str, Any]:
+    when = dt.datetime(2021, 1, 4, 6, tzinfo=dt.timezone.utc) + dt.timedelta(weeks=week, minutes=attempt)
+    fingerprint = f"{stack[:4]:0<4}".encode().hex()[:8] + f"{week // 52:08x}"
+    sev = {s: {"markers": 0, "caught": 0, "undercalled": 0, "missed": 0} for s in SEVERITIES}
+    lists: dict[str, list[dict[str, Any]]] = {"caught": [], "undercalled": [], "missed": []}
+    scored = outcome == "scored"
+    if kind == "seeded":
+        for n in range(1, SEEDS_PER_STACK + 1 + week // 52):  # the corpus grows a seed a year
+            seed = _seed(stack, n)
+            sev[seed["severity"]]["markers"] += 1
+            if scored:
+                roll = rng.random()
+                state = "caught" if roll < skill[n] else "undercalled" if roll < skill[n] + 0.05 else "missed"
+                sev[seed["severity"]][state] += 1
+                lists[state].append(seed)
+    markers = sum(r["markers"] for r in sev.values())
+    caught, b = len(lists["caught"]), sev["BLOCKER"]
+    measured = scored and kind == "seeded"
+    cfp = (rng.random() < 0.1) * rng.randint(1, 3) if kind == "clean" and scored else None
+    passed = scored and (b["caught"] == b["markers"] if kind == "seeded" else not cfp)
+    return {
+        "schema": 1, "run_id": f"{stack}-{reviewer}-w{week}", "attempt": attempt,
+        "recorded_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "repo": f"acme/canary-{reviewer}", "stack": stack,
+        "kind": kind, "pr": week + 1, "reviewer": reviewer, "mode": "blind", "corpus_fingerprint": fingerprint,
+        "outcome": outcome, "notice": None, "findings": caught + 3, "markers": markers, "caught": caught,
+        "undercalled": len(lists["undercalled"]), "missed": len(lists["missed"]), "duplicates": 0,
+        "borderline": 0, "noise": 2, "cited": caught // 2,
+        "recall": round(caught / markers, 4) if measured and markers else None,
+        "recall_ci95": wilson(caught, markers) if measured else None,
+        "blocker_recall": round(b["caught"] / b["markers"], 4) if measured and b["markers"] else None,
+        "blocker_recall_ci95": wilson(b["caught"], b["markers"]) if measured else None,
+        "by_severity": sev, "caught_seeds": lists["caught"], "undercalled_seeds": lists["undercalled"],
+        "missed_seeds": lists["missed"], "clean_false_positives": cfp,
+        "gate": {"passed": passed, "reasons": [] if passed else ["benchmark"]}, "tool_version": "bench",
+    }
+
+
+def write_history(path: Path, seed: int = 7) -> int:
+    rng = random.Random(seed)
+    count = 0
+    with path.open("w", encoding="utf-8") as fh:
+        for stack in STACKS:
+            for reviewer in REVIEWERS:
+                skill = {n: rng.choice((0.98, 0.9, 0.6, 0.1)) for n in range(1, SEEDS_PER_STACK + 6)}
+                for week in range(WEEKS):
+                    roll = rng.random()
+                    outcome = "silent" if roll < 0.03 else "error" if roll < 0.04 else "scored"
+                    for kind in ("seeded", "clean"):
+                        fh.write(json.dumps(_record(rng, week=week, stack=stack, reviewer=reviewer, kind=kind,
+                                                    skill=skill, outcome=outcome)) + "\n")
+                        count += 1
+                    if outcome == "scored" and rng.random() < 0.02:  # confirmation re-run
+                        fh.write(json.dumps(_record(rng, week=week, stack=stack, reviewer=reviewer,
+                                                    kind="seeded", skill=skill, outcome="scored",
+                                                    attempt=2)) + "\n")
+                        count += 1
+    return count
+
+
+def best(fn: Any, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        hist = Path(tmp) / "seed-scores.jsonl"
+        records = write_history(hist)
+        size = hist.stat().st_size / 2**20
+        print(f"history: {records} records, {size:.1f} MiB, {len(STACKS) * len(REVIEWERS)} targets, "
+              f"{WEEKS} weeks")
+
+        def markdown() -> None:
+            text = render_markdown(build_report(read_history(hist).records))
+            markdown.size = len(text.encode())  # type: ignore[attr-defined]
+
+        print(f"markdown: {best(markdown, args.repeat):.2f} s "
+              f"(read + model + render, {markdown.size / 1024:.0f} KiB)")  # type: ignore[attr-defined]
+        try:
+            from redline_canary.report_html import render_html
+
+            def html() -> None:
+                render_html(build_report(read_history(hist).records), Path(tmp) / "site")
+
+            seconds = best(html, args.repeat)
+            total = sum(p.stat().st_size for p in (Path(tmp) / "site").rglob("*") if p.is_file()) / 2**20
+            print(f"html:     {seconds:.2f} s (read + model + index.html and charts, {total:.1f} MiB)")
+        except Exception as exc:  # the [report] extra may be absent
+            print(f"html:     skipped ({exc})")
+
+
+if __name__ == "__main__":
+    main()

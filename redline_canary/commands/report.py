@@ -1,0 +1,69 @@
+"""``report``: the scoreboard from a history file — Markdown, a static HTML folder, or JSON.
+
+Corrupt lines do not stop the report: the history is append-only and one torn line must
+not hide five years of numbers. Each is named on stderr with its line number, left out,
+and counted in the report itself so nobody mistakes a thinner report for a full one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from redline_canary.errors import EXIT_PASS, BadInput
+from redline_canary.history import read_history
+from redline_canary.report_model import build_report, render_markdown, to_json
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("report", help="render the scoreboard (Markdown, HTML folder, JSON) from a history",
+                       description="Render the scoreboard from a JSONL history. With neither --html nor "
+                       "--markdown (nor --json) the Markdown goes to stdout, ready for $GITHUB_STEP_SUMMARY.")
+    p.add_argument("history", metavar="HISTORY", help="JSONL history file")
+    p.add_argument("--html", metavar="DIR", help="write a static folder (index.html + charts/*.svg); "
+                   "needs the [report] extra")
+    p.add_argument("--markdown", metavar="FILE", help="write the Markdown scoreboard to FILE (under 1 MiB)")
+    p.add_argument("--since", metavar="YYYY-MM-DD", help="leave out records before this UTC date")
+    p.add_argument("--json", action="store_true", help="print the report data as JSON on stdout")
+    p.set_defaults(func=run_report)
+
+
+def _since(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise BadInput(f"--since: {value!r} is not a date (expected YYYY-MM-DD)") from None
+
+
+def run_report(args: argparse.Namespace) -> int:
+    since = _since(args.since)
+    path = Path(args.history)
+    if not path.is_file():
+        raise BadInput(f"{path}: history file not found")
+    read = read_history(path)
+    for line, why in read.corrupt:
+        print(f"{path}:{line}: corrupt record skipped ({why})", file=sys.stderr)
+    report = build_report(read.records, since=since, corrupt=read.corrupt)
+    for note in report.skipped[len(read.corrupt):]:
+        print(f"{path}: {note} — skipped", file=sys.stderr)
+    if args.html:
+        from redline_canary.report_html import render_html
+
+        files = render_html(report, args.html)
+        print(f"{args.html}: wrote {len(files)} files (open {Path(args.html) / 'index.html'})", file=sys.stderr)
+    if args.markdown:
+        try:
+            Path(args.markdown).write_text(render_markdown(report), encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"{args.markdown}: cannot write the Markdown report ({exc.strerror})") from None
+    if args.json:
+        print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
+    elif not args.html and not args.markdown:
+        sys.stdout.write(render_markdown(report))
+    return EXIT_PASS

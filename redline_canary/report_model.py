@@ -1,0 +1,738 @@
+"""The scoreboard's data, and its Markdown form, built from history records. Pure.
+
+Why a separate core: the same numbers feed the Markdown job summary, the static HTML
+folder and ``report --json``. Keeping them here, with no I/O, clock or plotting, means one
+place decides what a "run", a "gap", a "fingerprint change" or a "newly missed" seed is,
+and the tests can check those decisions on plain dictionaries.
+
+Vocabulary used below:
+
+* **target** — one (repo, stack, reviewer): the unit a canary measures (DESIGN §1).
+* **run** — every record of one target that shares a ``run_id``; per kind only the
+  highest ``attempt`` counts (a confirmation re-run supersedes, as ``gate`` decides).
+* **gap** — a run whose outcome is ``silent``, ``error`` or ``cancelled``. Nothing was
+  measured, so it is drawn as a labelled hole, never as a zero.
+* **window** — the records given to :func:`build_report` (after ``since``). Seed
+  classes are computed over the window only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from redline_canary.render import fmt_rate, seed_line
+from redline_canary.scoring import OUTCOMES, wilson
+
+GAP_OUTCOMES = ("silent", "error", "cancelled")
+SEED_STATES = ("caught", "undercalled", "missed")
+NONE = "none"  # the seed was not measured in that run (gap, or not in that corpus)
+
+ALWAYS_CAUGHT = "always caught"
+INTERMITTENT = "intermittent"
+NEWLY_MISSED = "newly missed"
+NEVER_CAUGHT = "never caught"
+SEED_CLASSES = (NEWLY_MISSED, NEVER_CAUGHT, INTERMITTENT, ALWAYS_CAUGHT)  # most urgent first
+
+# GitHub rejects a job summary above 1 MiB; keep a margin for whatever else the step adds.
+MARKDOWN_LIMIT = 1_000_000
+DEFAULT_MARKDOWN_RUNS = 12
+
+_CELL = {"caught": "🟩", "undercalled": "🟨", "missed": "🟥", NONE: "⬜"}
+LEGEND = "🟩 caught · 🟨 undercalled (found, rated too low) · 🟥 missed · ⬜ not measured"
+
+
+class RecordError(ValueError):
+    """A record that has every required key but a value of the wrong shape."""
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A proportion that always travels with its n (and its Wilson 95 % interval)."""
+
+    successes: int
+    n: int
+    ci: tuple[float, float] | None
+
+    @property
+    def value(self) -> float | None:
+        return self.successes / self.n if self.n else None
+
+    def text(self) -> str:
+        return fmt_rate(self.successes, self.n, self.ci)
+
+
+@dataclass(frozen=True)
+class SeedRef:
+    """One seed, identified by (stack, n); path/line/severity/rule from its newest record."""
+
+    stack: str
+    n: int
+    path: str
+    line: int
+    severity: str
+    rule: str
+    description: str
+
+    def text(self) -> str:
+        return seed_line(asdict(self))
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """The final attempt of one kind (seeded or clean) within one run."""
+
+    kind: str
+    outcome: str
+    recorded_at: str
+    attempt: int
+    notice: str | None
+    recall: Rate | None            # seeded and scored only
+    blocker: Rate | None           # seeded and scored only
+    undercalled: int
+    clean_false_positives: int | None  # clean and scored only
+    gate_passed: bool
+    gate_reasons: tuple[str, ...]
+    seed_states: Mapping[int, str]  # n -> caught | undercalled | missed
+
+    @property
+    def scored(self) -> bool:
+        return self.outcome == "scored"
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """One run of one target: its seeded and clean measurements side by side."""
+
+    run_id: str
+    recorded_at: str  # the earlier of its records: when the run happened
+    fingerprint: str
+    fingerprint_changed: bool  # differs from the previous run of the same target
+    seeded: Measurement | None
+    clean: Measurement | None
+
+    @property
+    def date(self) -> str:
+        return self.recorded_at[:10]
+
+    @property
+    def gap(self) -> str | None:
+        """``silent``, ``error``, ``cancelled`` (joined with ``/`` when the two PRs differ)
+        when any PR of the run measured nothing; None for a fully scored run."""
+        outcomes = sorted({m.outcome for m in (self.seeded, self.clean) if m is not None and not m.scored})
+        return "/".join(outcomes) or None
+
+    @property
+    def gate_passed(self) -> bool:
+        return all(m.gate_passed for m in (self.seeded, self.clean) if m is not None)
+
+    @property
+    def gate_reasons(self) -> tuple[str, ...]:
+        out: list[str] = []
+        for m in (self.seeded, self.clean):
+            if m is not None and not m.gate_passed:
+                out += [f"{m.kind}: {r}" for r in m.gate_reasons] or [f"{m.kind}: failed"]
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class SeedRow:
+    """One heat-map row: a seed's state in every seeded run of its target."""
+
+    seed: SeedRef
+    cells: tuple[str, ...]  # aligned with TargetReport.seeded_runs
+    seed_class: str
+    caught: int
+    undercalled: int
+    missed: int
+
+    @property
+    def observed(self) -> int:
+        return self.caught + self.undercalled + self.missed
+
+
+@dataclass
+class TargetReport:
+    repo: str
+    stack: str
+    reviewer: str
+    runs: list[RunPoint]
+    seeds: list[SeedRow] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.repo} · {self.stack} · {self.reviewer}"
+
+    @property
+    def latest(self) -> RunPoint:
+        return self.runs[-1]
+
+    @property
+    def seeded_runs(self) -> list[RunPoint]:
+        return [r for r in self.runs if r.seeded is not None]
+
+    @property
+    def gaps(self) -> dict[str, int]:
+        """How many runs of each gap kind the window holds (see :attr:`RunPoint.gap`)."""
+        out: dict[str, int] = {}
+        for r in self.runs:
+            if r.gap:
+                out[r.gap] = out.get(r.gap, 0) + 1
+        return out
+
+
+@dataclass(frozen=True)
+class ReviewerSummary:
+    """One reviewer's seeded runs on one (stack, corpus fingerprint)."""
+
+    reviewer: str
+    repos: tuple[str, ...]
+    runs: int                       # scored seeded runs
+    gaps: int                       # silent / error / cancelled seeded runs
+    latest_run_id: str
+    latest_at: str
+    latest_recall: Rate
+    latest_blocker: Rate
+    seed_counts: Mapping[int, tuple[int, int]]  # n -> (caught, observed) over all runs
+
+
+@dataclass(frozen=True)
+class SeedDiff:
+    seed: SeedRef
+    a: tuple[int, int]  # (caught, observed) for reviewer a
+    b: tuple[int, int]
+    diff: float         # catch rate a − catch rate b
+
+
+@dataclass(frozen=True)
+class PairedDiff:
+    """Two reviewers compared seed by seed on the same corpus.
+
+    Each seed is a pair of observations (its catch rate under ``a`` and under ``b``), so
+    the comparison is paired: differences in which seeds a corpus contains cancel out.
+    ``sign_test_p`` is the exact two-sided sign test over the seeds where the two rates
+    differ: a small p says the difference is unlikely to be a coin toss per seed.
+    """
+
+    a: str
+    b: str
+    seeds_compared: int
+    a_better: int
+    b_better: int
+    tied: int
+    mean_diff: float | None
+    sign_test_p: float | None
+    differing: tuple[SeedDiff, ...]
+
+
+@dataclass
+class Comparison:
+    """Several reviewers measured on the same stack and corpus fingerprint."""
+
+    stack: str
+    fingerprint: str
+    reviewers: list[ReviewerSummary]
+    pairs: list[PairedDiff]
+
+    @property
+    def latest_at(self) -> str:
+        return max(s.latest_at for s in self.reviewers)
+
+
+@dataclass
+class Report:
+    targets: list[TargetReport]
+    comparisons: list[Comparison]
+    records_used: int
+    skipped: list[str]
+    since: str | None
+    first: str | None
+    last: str | None
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _str(r: Mapping[str, Any], key: str) -> str:
+    v = r.get(key)
+    if not isinstance(v, str) or not v:
+        raise RecordError(f"{key} is not a non-empty string")
+    return v
+
+
+def _int(v: Any, key: str, default: int | None = None) -> int:
+    if v is None and default is not None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise RecordError(f"{key} is not a non-negative integer")
+    return v
+
+
+def _ci(v: Any, key: str) -> tuple[float, float] | None:
+    if v is None:
+        return None
+    if (not isinstance(v, (list, tuple)) or len(v) != 2
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
+        raise RecordError(f"{key} is not a [low, high] pair")
+    return float(v[0]), float(v[1])
+
+
+def _seed(s: Any, stack: str, key: str) -> SeedRef:
+    if not isinstance(s, Mapping):
+        raise RecordError(f"{key} holds a non-object")
+    try:
+        return SeedRef(stack, _int(s.get("n"), f"{key}[].n"), _str(s, "path"),
+                       _int(s.get("line"), f"{key}[].line"), _str(s, "severity"),
+                       _str(s, "rule"), str(s.get("description") or ""))
+    except RecordError as exc:
+        raise RecordError(f"{key}[]: {exc}") from None
+
+
+def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
+    kind, outcome = r.get("kind"), r.get("outcome")
+    if kind not in ("seeded", "clean"):
+        raise RecordError("kind is not seeded or clean")
+    if outcome not in OUTCOMES:
+        raise RecordError(f"outcome is not one of {', '.join(OUTCOMES)}")
+    gate = r.get("gate")
+    if not isinstance(gate, Mapping) or not isinstance(gate.get("passed"), bool):
+        raise RecordError("gate is not {passed, reasons}")
+    reasons = gate.get("reasons") or []
+    if not isinstance(reasons, list):
+        raise RecordError("gate.reasons is not a list")
+    stack = _str(r, "stack")
+    seeds: list[SeedRef] = []
+    states: dict[int, str] = {}
+    for state in SEED_STATES:
+        entries = r.get(f"{state}_seeds") or []
+        if not isinstance(entries, list):
+            raise RecordError(f"{state}_seeds is not a list")
+        for s in entries:
+            ref = _seed(s, stack, f"{state}_seeds")
+            seeds.append(ref)
+            states[ref.n] = state
+    recall = blocker = None
+    scored = outcome == "scored"
+    if kind == "seeded" and scored:
+        caught, markers = _int(r.get("caught"), "caught"), _int(r.get("markers"), "markers")
+        recall = Rate(caught, markers, _ci(r.get("recall_ci95"), "recall_ci95") or wilson(caught, markers))
+        sev = r.get("by_severity")
+        if not isinstance(sev, Mapping):
+            raise RecordError("by_severity is not an object")
+        row = sev.get("BLOCKER") or {}
+        if not isinstance(row, Mapping):
+            raise RecordError("by_severity.BLOCKER is not an object")
+        b_caught = _int(row.get("caught"), "by_severity.BLOCKER.caught", 0)
+        b_n = _int(row.get("markers"), "by_severity.BLOCKER.markers", 0)
+        blocker = Rate(b_caught, b_n,
+                       _ci(r.get("blocker_recall_ci95"), "blocker_recall_ci95") or wilson(b_caught, b_n))
+    cfp = _int(r.get("clean_false_positives"), "clean_false_positives") if kind == "clean" and scored else None
+    m = Measurement(
+        kind=kind, outcome=outcome, recorded_at=_str(r, "recorded_at"),
+        attempt=_int(r.get("attempt"), "attempt", 1), notice=r.get("notice") or None,
+        recall=recall, blocker=blocker,
+        undercalled=_int(r.get("undercalled"), "undercalled", 0) if scored else 0,
+        clean_false_positives=cfp, gate_passed=gate["passed"],
+        gate_reasons=tuple(str(x) for x in reasons),
+        seed_states=states if scored else {},
+    )
+    return m, seeds
+
+
+def describe(record: Mapping[str, Any]) -> str:
+    """How a skipped record is named when it has no line number to hand."""
+    keys = ("run_id", "repo", "stack", "kind", "reviewer")
+    return "record " + " ".join(f"{k}={record.get(k)}" for k in keys)
+
+
+# --------------------------------------------------------------------------- building
+
+
+def build_report(records: Iterable[Mapping[str, Any]], since: str | None = None,
+                 corrupt: Sequence[tuple[int, str]] = ()) -> Report:
+    """Group, order and classify the records; nothing here reads a file or the clock.
+
+    ``since`` is an ISO date (``YYYY-MM-DD``): records recorded before it are left out,
+    and the seed classes describe only what remains. ``corrupt`` are the (line, why)
+    pairs the history reader skipped; they are carried into the report so a reader of the
+    summary knows the numbers rest on fewer lines than the file holds.
+    """
+    skipped = [f"line {n}: {why}" for n, why in corrupt]
+    finals: dict[tuple[str, str, str, str, str], tuple[Measurement, str]] = {}
+    seed_refs: dict[tuple[str, int], tuple[str, SeedRef]] = {}
+    used = 0
+    for r in records:
+        recorded = r.get("recorded_at")
+        if since is not None and isinstance(recorded, str) and recorded < since:
+            continue
+        try:
+            repo, stack, reviewer = _str(r, "repo"), _str(r, "stack"), _str(r, "reviewer")
+            run_id, fp = _str(r, "run_id"), _str(r, "corpus_fingerprint")
+            m, seeds = _measurement(r)
+        except RecordError as exc:
+            skipped.append(f"{describe(r)}: {exc}")
+            continue
+        used += 1
+        key = (repo, stack, reviewer, run_id, m.kind)
+        held = finals.get(key)
+        if held is None or (m.attempt, m.recorded_at) >= (held[0].attempt, held[0].recorded_at):
+            finals[key] = (m, fp)
+        for ref in seeds:
+            prev = seed_refs.get((stack, ref.n))
+            if prev is None or m.recorded_at >= prev[0]:
+                seed_refs[(stack, ref.n)] = (m.recorded_at, ref)
+
+    grouped: dict[tuple[str, str, str], dict[str, dict[str, tuple[Measurement, str]]]] = {}
+    for (repo, stack, reviewer, run_id, kind), value in finals.items():
+        grouped.setdefault((repo, stack, reviewer), {}).setdefault(run_id, {})[kind] = value
+
+    refs = {k: v[1] for k, v in seed_refs.items()}
+    targets = [_target(key, runs, refs) for key, runs in sorted(grouped.items())]
+    stamps = [run.recorded_at for t in targets for run in t.runs]
+    return Report(
+        targets=targets, comparisons=_comparisons(targets, refs), records_used=used,
+        skipped=skipped, since=since, first=min(stamps, default=None), last=max(stamps, default=None),
+    )
+
+
+def _target(key: tuple[str, str, str], runs: Mapping[str, Mapping[str, tuple[Measurement, str]]],
+            refs: Mapping[tuple[str, int], SeedRef]) -> TargetReport:
+    repo, stack, reviewer = key
+    points: list[RunPoint] = []
+    ordered = sorted(runs.items(), key=lambda kv: (min(m.recorded_at for m, _ in kv[1].values()), kv[0]))
+    previous: str | None = None
+    for run_id, kinds in ordered:
+        seeded, clean = kinds.get("seeded"), kinds.get("clean")
+        fp = (kinds["seeded"] if seeded else kinds["clean"])[1]
+        points.append(RunPoint(
+            run_id=run_id, recorded_at=min(m.recorded_at for m, _ in kinds.values()),
+            fingerprint=fp, fingerprint_changed=previous is not None and fp != previous,
+            seeded=seeded[0] if seeded else None, clean=clean[0] if clean else None,
+        ))
+        previous = fp
+    target = TargetReport(repo, stack, reviewer, points)
+    target.seeds = _seed_rows(target, refs)
+    return target
+
+
+def classify(states: Sequence[str]) -> str:
+    """Class of one seed from its states in the window, oldest first.
+
+    Only measured states count (``none`` cells — gaps, or runs on a corpus without this
+    seed — are ignored); "not caught" means undercalled or missed, because an undercall
+    does not satisfy the gate either.
+
+    * **always caught** — caught in every measured run.
+    * **never caught** — caught in no measured run.
+    * **newly missed** — caught in one or more runs, then not caught in every run since
+      the first miss (the sequence is caught…caught, not-caught…not-caught). This is a
+      regression: a seed the reviewer used to find reliably and no longer finds.
+    * **intermittent** — everything else: caught sometimes and not caught at other times
+      with no single switch from caught to not caught (flaky, or recovered after a miss).
+
+    A seed with no measured state at all is not given a row, so it needs no class.
+    """
+    measured = [s == "caught" for s in states if s != NONE]
+    if all(measured):
+        return ALWAYS_CAUGHT
+    if not any(measured):
+        return NEVER_CAUGHT
+    first_miss = measured.index(False)
+    if first_miss > 0 and not any(measured[first_miss:]):
+        return NEWLY_MISSED
+    return INTERMITTENT
+
+
+def _seed_rows(target: TargetReport, refs: Mapping[tuple[str, int], SeedRef]) -> list[SeedRow]:
+    runs = [r.seeded for r in target.seeded_runs if r.seeded is not None]
+    numbers = sorted({n for m in runs for n in m.seed_states})
+    rows = []
+    for n in numbers:
+        cells = tuple(m.seed_states.get(n, NONE) for m in runs)
+        rows.append(SeedRow(
+            seed=refs[(target.stack, n)], cells=cells, seed_class=classify(cells),
+            caught=cells.count("caught"), undercalled=cells.count("undercalled"),
+            missed=cells.count("missed"),
+        ))
+    return rows
+
+
+def sign_test(wins: int, losses: int) -> float | None:
+    """Exact two-sided sign test (binomial, p = ½); None when there is nothing to test."""
+    total = wins + losses
+    if not total:
+        return None
+    tail = sum(math.comb(total, i) for i in range(min(wins, losses) + 1))
+    return min(1.0, float(2 * tail / 2**total))
+
+
+def _comparisons(targets: Sequence[TargetReport],
+                 refs: Mapping[tuple[str, int], SeedRef]) -> list[Comparison]:
+    by_corpus: dict[tuple[str, str], dict[str, list[tuple[str, RunPoint]]]] = {}
+    for t in targets:
+        for run in t.seeded_runs:
+            by_corpus.setdefault((t.stack, run.fingerprint), {}).setdefault(t.reviewer, []).append(
+                (t.repo, run))
+    out: list[Comparison] = []
+    for (stack, fp), reviewers in sorted(by_corpus.items()):
+        summaries = [s for s in (_summary(name, runs) for name, runs in sorted(reviewers.items()))
+                     if s is not None]
+        if len(summaries) < 2:
+            continue
+        pairs = [_paired(a, b, stack, refs) for i, a in enumerate(summaries) for b in summaries[i + 1:]]
+        out.append(Comparison(stack, fp, summaries, pairs))
+    # Per stack, the corpus measured most recently first: that is the one people act on.
+    out.sort(key=lambda c: c.latest_at, reverse=True)
+    out.sort(key=lambda c: c.stack)
+    return out
+
+
+def _summary(reviewer: str, runs: Sequence[tuple[str, RunPoint]]) -> ReviewerSummary | None:
+    scored = sorted(((repo, r) for repo, r in runs if r.seeded is not None and r.seeded.scored),
+                    key=lambda x: (x[1].recorded_at, x[1].run_id))
+    if not scored:
+        return None
+    counts: dict[int, list[int]] = {}
+    for _, run in scored:
+        assert run.seeded is not None
+        for n, state in run.seeded.seed_states.items():
+            c = counts.setdefault(n, [0, 0])
+            c[0] += state == "caught"
+            c[1] += 1
+    latest = scored[-1][1].seeded
+    assert latest is not None and latest.recall is not None and latest.blocker is not None
+    return ReviewerSummary(
+        reviewer=reviewer, repos=tuple(sorted({repo for repo, _ in runs})), runs=len(scored),
+        gaps=sum(1 for _, r in runs if r.seeded is not None and not r.seeded.scored),
+        latest_run_id=scored[-1][1].run_id, latest_at=scored[-1][1].recorded_at,
+        latest_recall=latest.recall, latest_blocker=latest.blocker,
+        seed_counts={n: (c[0], c[1]) for n, c in sorted(counts.items())},
+    )
+
+
+def _paired(a: ReviewerSummary, b: ReviewerSummary, stack: str,
+            refs: Mapping[tuple[str, int], SeedRef]) -> PairedDiff:
+    common = sorted(set(a.seed_counts) & set(b.seed_counts))
+    diffs = []
+    for n in common:
+        ca, cb = a.seed_counts[n], b.seed_counts[n]
+        diffs.append(SeedDiff(refs[(stack, n)], ca, cb, ca[0] / ca[1] - cb[0] / cb[1]))
+    a_better = sum(d.diff > 0 for d in diffs)
+    b_better = sum(d.diff < 0 for d in diffs)
+    return PairedDiff(
+        a=a.reviewer, b=b.reviewer, seeds_compared=len(diffs), a_better=a_better, b_better=b_better,
+        tied=len(diffs) - a_better - b_better,
+        mean_diff=sum(d.diff for d in diffs) / len(diffs) if diffs else None,
+        sign_test_p=sign_test(a_better, b_better),
+        differing=tuple(sorted((d for d in diffs if d.diff), key=lambda d: (-abs(d.diff), d.seed.n))),
+    )
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    """The report as plain JSON data (``report --json``); derived values made explicit."""
+    data = asdict(report)
+    for t_json, t in zip(data["targets"], report.targets, strict=True):
+        t_json["label"] = t.label
+        t_json["gaps"] = t.gaps
+        t_json["seeded_run_ids"] = [r.run_id for r in t.seeded_runs]
+        for run_json, run in zip(t_json["runs"], t.runs, strict=True):
+            run_json["gap"] = run.gap
+            run_json["gate_passed"] = run.gate_passed
+    return data
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _md(text: str) -> str:
+    """Table-cell safe: a pipe or newline in a description must not break the table."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+
+
+def _measure_text(m: Measurement | None, what: str) -> str:
+    if m is None:
+        return "—"
+    if not m.scored:
+        return f"⛔ {m.outcome} (not measured)"
+    if what == "recall":
+        return m.recall.text() if m.recall else "—"
+    if what == "blocker":
+        return m.blocker.text() if m.blocker else "—"
+    if what == "cfp":
+        return str(m.clean_false_positives)
+    return str(m.undercalled)
+
+
+def _outcome_text(run: RunPoint) -> str:
+    parts = []
+    for m in (run.seeded, run.clean):
+        if m is not None:
+            note = f" ({m.notice})" if m.notice and not m.scored else ""
+            parts.append(f"{m.kind} {m.outcome}{note}")
+    return " · ".join(parts) or "—"
+
+
+def _gate_text(run: RunPoint) -> str:
+    if run.gate_passed:
+        return "✅ PASS"
+    return "❌ FAIL: " + "; ".join(run.gate_reasons)
+
+
+def _latest_table(report: Report) -> list[str]:
+    lines = [
+        "| Target | Reviewer | Run | Outcome | Blocker recall (caught/n) | Recall (Wilson 95% CI) "
+        "| Undercalled | Clean false positives | Gate | Corpus |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for t in report.targets:
+        run = t.latest
+        lines.append("| " + " | ".join(_md(c) for c in (
+            f"{t.repo} · {t.stack}", t.reviewer, f"{run.run_id} ({run.date})", _outcome_text(run),
+            _measure_text(run.seeded, "blocker"), _measure_text(run.seeded, "recall"),
+            _measure_text(run.seeded, "undercalled"), _measure_text(run.clean, "cfp"),
+            _gate_text(run), f"`{run.fingerprint}`",
+        )) + " |")
+    return lines
+
+
+def _trend_table(t: TargetReport, max_runs: int) -> list[str]:
+    shown = t.runs[-max_runs:]
+    lines = []
+    if len(t.runs) > len(shown):
+        lines.append(f"_Last {len(shown)} of {len(t.runs)} runs; the HTML report charts them all._")
+        lines.append("")
+    lines += ["| Date | Run | Corpus | Blocker recall | Recall | Clean false positives | Gate |",
+              "|---|---|---|---|---|---|---|"]
+    for i, run in enumerate(shown):
+        if run.fingerprint_changed:
+            corpus = f"⚑ corpus changed → `{run.fingerprint}` (not comparable with earlier rows)"
+        else:
+            corpus = f"`{run.fingerprint}`" if i == 0 else "″"
+        lines.append("| " + " | ".join(_md(c) for c in (
+            run.date, run.run_id, corpus, _measure_text(run.seeded, "blocker"),
+            _measure_text(run.seeded, "recall"), _measure_text(run.clean, "cfp"),
+            "PASS" if run.gate_passed else "FAIL",
+        )) + " |")
+    gaps = t.gaps
+    if gaps:
+        lines += ["", "Gaps in the window (nothing measured, not zeros): "
+                  + ", ".join(f"{k} × {v}" for k, v in sorted(gaps.items())) + "."]
+    return lines
+
+
+def _seed_table(t: TargetReport, max_runs: int) -> list[str]:
+    if not t.seeds:
+        return ["_No scored seeded run in the window._"]
+    runs = t.seeded_runs
+    k = min(max_runs, len(runs))
+    counts = {c: sum(1 for s in t.seeds if s.seed_class == c) for c in SEED_CLASSES}
+    lines = [
+        "Classes over the window: " + ", ".join(f"{c} {counts[c]}" for c in SEED_CLASSES) + ".",
+        "",
+        f"| Seed | Class | Caught (of measured runs) | Last {k} seeded runs, oldest → newest |",
+        "|---|---|---|---|",
+    ]
+    order = {c: i for i, c in enumerate(SEED_CLASSES)}
+    for row in sorted(t.seeds, key=lambda s: (order[s.seed_class], s.seed.n)):
+        strip = "".join(_CELL[c] for c in row.cells[-k:])
+        lines.append("| " + " | ".join(_md(c) for c in (
+            f"SEED {row.seed.n} {row.seed.text()}", row.seed_class,
+            f"{row.caught}/{row.observed}", strip,
+        )) + " |")
+    return lines
+
+
+def _comparison_lines(c: Comparison) -> list[str]:
+    lines = [
+        f"### {c.stack} · corpus `{c.fingerprint}`",
+        "",
+        "| Reviewer | Repos | Scored runs | Gaps | Latest recall | Latest blocker recall |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in c.reviewers:
+        lines.append("| " + " | ".join(_md(x) for x in (
+            s.reviewer, ", ".join(s.repos), str(s.runs), str(s.gaps),
+            f"{s.latest_recall.text()} [{s.latest_run_id}]", s.latest_blocker.text(),
+        )) + " |")
+    for p in c.pairs:
+        lines += ["", f"**{p.a} vs {p.b}** — paired over {p.seeds_compared} seeds measured by both: "
+                  f"{p.a} catches more often on {p.a_better}, {p.b} on {p.b_better}, tied on {p.tied}"
+                  + (f"; mean per-seed difference {p.mean_diff:+.2f} (n={p.seeds_compared})"
+                     if p.mean_diff is not None else "")
+                  + (f"; sign test p = {p.sign_test_p:.3g}" if p.sign_test_p is not None else "")
+                  + "."]
+        if p.differing:
+            lines += ["", f"| Seed | {_md(p.a)} caught | {_md(p.b)} caught | Difference |",
+                      "|---|---|---|---|"]
+            for d in p.differing:
+                lines.append("| " + " | ".join(_md(x) for x in (
+                    f"SEED {d.seed.n} {d.seed.text()}", f"{d.a[0]}/{d.a[1]}", f"{d.b[0]}/{d.b[1]}",
+                    f"{d.diff:+.2f}",
+                )) + " |")
+    return lines
+
+
+def _sections(report: Report, max_runs: int) -> list[list[str]]:
+    window = f"{report.first[:10]} → {report.last[:10]}" if report.first and report.last else "empty"
+    head = ["# redline-canary scoreboard", "",
+            f"{report.records_used} records · {len(report.targets)} targets · window {window}"
+            + (f" (since {report.since})" if report.since else "") + "."]
+    if report.skipped:
+        head += ["", f"⚠️ {len(report.skipped)} history line(s)/record(s) skipped, not counted:"]
+        head += [f"- {_md(s)}" for s in report.skipped[:20]]
+        if len(report.skipped) > 20:
+            head.append(f"- … and {len(report.skipped) - 20} more (listed on stderr)")
+    if not report.targets:
+        return [[*head, "", "_No records in the window._"]]
+    sections = [head, ["", "## Latest run", "", *_latest_table(report)]]
+    sections.append(["", "## Trends", "",
+                     "Silent, error and cancelled runs are gaps (nothing was measured), never "
+                     "zeros. ⚑ marks a corpus change: numbers on either side are not comparable."])
+    sections += [["", f"### {t.label}", "", *_trend_table(t, max_runs)] for t in report.targets]
+    sections.append(["", "## Seeds", "", LEGEND, "",
+                     "Classes: **always caught** in every measured run; **never caught** in "
+                     "none; **newly missed**: caught, then not caught in every run since the "
+                     "first miss; **intermittent**: anything else."])
+    sections += [["", f"### {t.label}", "", *_seed_table(t, max_runs)] for t in report.targets]
+    if report.comparisons:
+        sections.append(["", "## Cross-reviewer", "",
+                         "Reviewers measured on the same stack and corpus fingerprint; per-seed "
+                         "catch counts over all their scored runs in the window."])
+        sections += [["", *_comparison_lines(c)] for c in report.comparisons]
+    return sections
+
+
+def render_markdown(report: Report, max_runs: int = DEFAULT_MARKDOWN_RUNS,
+                    limit: int = MARKDOWN_LIMIT) -> str:
+    """The Markdown scoreboard, guaranteed to be at most ``limit`` UTF-8 bytes.
+
+    Why the guarantee: GitHub drops a job summary above 1 MiB entirely. The report first
+    shows fewer runs per target; if even that does not fit, whole sections are left out
+    in order from the end and a closing line says how many.
+    """
+    for runs in sorted({max_runs, 6, 3, 1}, reverse=True):
+        if runs > max_runs:
+            continue
+        text = "\n".join(line for s in _sections(report, runs) for line in s) + "\n"
+        if len(text.encode("utf-8")) <= limit:
+            return text
+    sections = _sections(report, 1)
+    note_room = 200
+    kept: list[str] = []
+    size = 0
+    for i, sec in enumerate(sections):
+        chunk = "\n".join(sec) + "\n"
+        n = len(chunk.encode("utf-8"))
+        if size + n > limit - note_room:
+            kept.append(f"\n_{len(sections) - i} section(s) left out to stay under "
+                        f"{limit} bytes; render with --html for the full report._\n")
+            break
+        kept.append(chunk)
+        size += n
+    text = "".join(kept)
+    return text if len(text.encode("utf-8")) <= limit else text.encode("utf-8")[:limit].decode("utf-8", "ignore")
