@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "history",
     "gate",
     "targets",
+    "actions_report",
     "profile",
     "sandbox",
     "demo",

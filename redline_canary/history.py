@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,16 +80,23 @@ def append_records(path: Path | str, records: Iterable[Mapping[str, Any]]) -> in
             raise BadInput(f"record {i}: {why}")
     if not rows:
         return 0
-    p = Path(path)
+    return _append_locked(Path(path), lambda: rows)
+
+
+def _append_locked(p: Path, choose: Callable[[], list[Mapping[str, Any]]]) -> int:
+    """Append what ``choose`` returns, calling it while the lock is held, so a writer that
+    decides *what* to append from the file's contents (``merge``) cannot race another."""
     if p.parent != Path():
         p.parent.mkdir(parents=True, exist_ok=True)
     try:
         with p.open("a", encoding="utf-8") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:
-                _ensure_line_start(p, fh)
-                writer = jsonlines.Writer(fh, compact=True, sort_keys=False, flush=True)
-                writer.write_all(rows)
+                rows = choose()
+                if rows:
+                    _ensure_line_start(p, fh)
+                    writer = jsonlines.Writer(fh, compact=True, sort_keys=False, flush=True)
+                    writer.write_all(rows)
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
     except OSError as exc:
@@ -117,11 +124,9 @@ class MergeResult:
 
 
 def merge(out: Path | str, fragments: Iterable[Path | str]) -> MergeResult:
-    """Append every fragment record not already in ``out``; idempotent."""
-    existing = read_history(out)
-    seen = {identity(r) for r in existing.records}
-    new: list[dict[str, Any]] = []
-    present = 0
+    """Append every fragment record not already in ``out``; idempotent, also when two
+    merges run at once (what is new is decided under the history's lock)."""
+    candidates: list[dict[str, Any]] = []
     corrupt: list[tuple[str, int, str]] = []
     for fragment in fragments:
         frag = Path(fragment)
@@ -129,12 +134,21 @@ def merge(out: Path | str, fragments: Iterable[Path | str]) -> MergeResult:
             raise BadInput(f"{frag}: fragment not found")
         read = read_history(frag)
         corrupt += [(str(frag), n, why) for n, why in read.corrupt]
-        for r in read.records:
+        candidates += read.records
+    present = 0
+
+    def new_records() -> list[Mapping[str, Any]]:
+        nonlocal present
+        seen = {identity(r) for r in read_history(out).records}
+        new: list[Mapping[str, Any]] = []
+        for r in candidates:
             key = identity(r)
             if key in seen:
                 present += 1
                 continue
             seen.add(key)
             new.append(r)
-    appended = append_records(out, new)
+        return new
+
+    appended = _append_locked(Path(out), new_records) if candidates else 0
     return MergeResult(appended, present, corrupt)

@@ -109,10 +109,12 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData,
             raise BadInput(f"{where}.login: must be a string or a list of strings")
         targets.append(Target(item["repo"], item["stack"], reviewer, item.get("base") or None,
                               mode, item.get("prefix") or "", tuple(logins)))
-    seen: set[tuple[str, str, str]] = set()
+    # One repo and stack per run: branch names, gate keys and the history identity are
+    # (run, repo, stack, kind, attempt), so a second reviewer there would collide.
+    seen: dict[tuple[str, str], int] = {}
     for i, t in enumerate(targets):
-        ident = (t.repo, t.stack, t.reviewer)
-        if ident in seen:
-            raise BadInput(f"{source}: [{i}]: duplicate target {t.repo} {t.stack} {t.reviewer}")
-        seen.add(ident)
+        if (t.repo, t.stack) in seen:
+            raise BadInput(f"{source}: [{i}]: {t.repo} {t.stack} is already target [{seen[(t.repo, t.stack)]}] "
+                           "(one reviewer per repo and stack; use another canary repo)")
+        seen[(t.repo, t.stack)] = i
     return targets

@@ -312,3 +312,11 @@ def test_codex_thumbs_up_is_clean_and_done_not_silent(sb: Sandbox, tmp_path: Pat
     assert clean["outcome"] == "scored" and clean["gate"]["passed"], out
     assert seeded["outcome"] == "scored" and seeded["missed"] == 6
     assert code == 1
+
+
+def test_two_reviewers_on_one_repo_and_stack_are_rejected_before_any_request(sb: Sandbox, tmp_path: Path) -> None:
+    targets = json.dumps([{"repo": REPO, "stack": "mini"}, {"repo": REPO, "stack": "mini", "reviewer": "copilot"}])
+    res = cli("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", sb.url,
+              env={"GITHUB_TOKEN": TOKEN})
+    assert res.returncode == 2 and "[1]: acme/canary-mini mini is already target [0]" in res.stderr
+    assert sb.requests == []

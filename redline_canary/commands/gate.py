@@ -15,17 +15,25 @@ from redline_canary.scoring import record_exit_code
 def register(sub: Any) -> None:
     p = sub.add_parser("gate", help="exit with the gate result of one run's records")
     p.add_argument("history", metavar="HISTORY", help="JSONL history file")
-    p.add_argument("--run-id", required=True, help="the run to judge")
+    p.add_argument("--run-id", required=True, action="append", dest="run_ids", metavar="RUN_ID",
+                   help="the run to judge; repeat to judge several (a later id supersedes an earlier "
+                   "one for the same PR, as a workflow re-run does)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_gate)
 
 
-def final_attempts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per (repo, stack, kind), the last attempt: a confirmation re-run supersedes."""
+def final_attempts(records: list[dict[str, Any]], run_ids: list[str] | None = None) -> list[dict[str, Any]]:
+    """Per (repo, stack, kind), the last attempt: a confirmation re-run supersedes. Across
+    several run ids, a record of a later-listed run supersedes (a re-run of failed jobs)."""
+    order = {rid: i for i, rid in enumerate(run_ids or [])}
     latest: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def rank(r: dict[str, Any]) -> tuple[int, int]:
+        return order.get(r["run_id"], 0), r.get("attempt", 1)
+
     for r in records:
         key = (r["repo"], r["stack"], r["kind"])
-        if key not in latest or r.get("attempt", 1) >= latest[key].get("attempt", 1):
+        if key not in latest or rank(r) >= rank(latest[key]):
             latest[key] = r
     return list(latest.values())
 
@@ -34,10 +42,12 @@ def run_gate(args: argparse.Namespace) -> int:
     read = read_history(args.history)
     for line, why in read.corrupt:
         print(f"{args.history}:{line}: corrupt record skipped ({why})", file=sys.stderr)
-    records = [r for r in read.records if r["run_id"] == args.run_id]
+    run_ids: list[str] = list(dict.fromkeys(args.run_ids))
+    records = [r for r in read.records if r["run_id"] in run_ids]
     if not records:
-        raise BadInput(f"{args.history}: no records with run_id {args.run_id!r}")
-    judged = final_attempts(records)
+        raise BadInput(f"{args.history}: no records with run_id {' or '.join(map(repr, run_ids))}")
+    judged = final_attempts(records, run_ids)
+    run_label = ", ".join(run_ids)
     codes = [record_exit_code(r) for r in judged]
     code = combine_exit_codes(codes)
     rows = [
@@ -47,12 +57,13 @@ def run_gate(args: argparse.Namespace) -> int:
         for r, c in zip(judged, codes, strict=True)
     ]
     if args.json:
-        print(json.dumps({"run_id": args.run_id, "exit_code": code, "targets": rows}, indent=2))
+        shown: str | list[str] = run_ids[0] if len(run_ids) == 1 else run_ids
+        print(json.dumps({"run_id": shown, "exit_code": code, "targets": rows}, indent=2))
     else:
         for row in rows:
             verdict = "PASS" if row["passed"] else "FAIL"
             why = "; ".join(row["reasons"])
             print(f"{row['repo']} {row['stack']}/{row['kind']}: {row['outcome']} {verdict}"
                   + (f" — {why}" if why else ""))
-        print(f"run {args.run_id}: exit {code}")
+        print(f"run {run_label}: exit {code}")
     return code

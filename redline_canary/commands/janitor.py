@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from redline_canary.cycle import BRANCH_PREFIX, LABEL
+from redline_canary.cycle import BRANCH_PREFIX, LABEL, branch_name
 from redline_canary.errors import BadInput
 from redline_canary.github_api import GitHubClient, token_from_env
 
@@ -27,6 +27,8 @@ def register(sub: Any) -> None:
     p.add_argument("--repo", required=True, help="OWNER/REPO")
     p.add_argument("--older-than", default="2h", help="only leftovers older than this (default 2h)")
     p.add_argument("--run-id", help="only this run's leftovers, whatever their age")
+    p.add_argument("--stack", help="with --run-id: only this stack's PRs and branches (matrix jobs of one "
+                   "run share a repo; each job's safety net must leave the others' PRs alone)")
     p.add_argument("--api-url", help="GitHub API URL")
     p.add_argument("--dry-run", action="store_true", help="list what would be removed")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -45,8 +47,21 @@ def _parse_time(value: str) -> dt.datetime:
     return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
+# Confirmation re-runs are attempts 2, 3, ...; no run confirms anywhere near this often.
+_MAX_ATTEMPTS = 50
+
+
+def stack_branches(run_id: str, stack: str) -> set[str]:
+    """Every branch name a run can use for one stack (branch names are neutral hashes)."""
+    return {branch_name(BRANCH_PREFIX, run_id, stack, kind, attempt)
+            for kind in ("seeded", "clean") for attempt in range(1, _MAX_ATTEMPTS + 1)}
+
+
 def run_janitor(args: argparse.Namespace) -> int:
     age = parse_duration(args.older_than)
+    if args.stack and not args.run_id:
+        raise BadInput("--stack: only together with --run-id")
+    only = stack_branches(args.run_id, args.stack) if args.stack else None
     now = dt.datetime.now(dt.timezone.utc)
     client = GitHubClient(token_from_env(), args.api_url)
     removed: dict[str, list[Any]] = {"pulls": [], "branches": []}
@@ -57,6 +72,9 @@ def run_janitor(args: argparse.Namespace) -> int:
             labels = {lab.get("name") for lab in pr.get("labels") or []}
             marker = _MARKER.search(pr.get("body") or "")
             if LABEL not in labels or not head.startswith(BRANCH_PREFIX) or not marker:
+                continue
+            if only is not None and head not in only:
+                kept_branches.add(head)
                 continue
             if args.run_id:
                 if marker[1] != args.run_id:
@@ -69,7 +87,7 @@ def run_janitor(args: argparse.Namespace) -> int:
             if not args.dry_run:
                 client.close_pull(args.repo, pr["number"])
         for branch, sha in sorted(client.branches_with_prefix(args.repo, BRANCH_PREFIX).items()):
-            if branch in kept_branches:
+            if branch in kept_branches or (only is not None and branch not in only):
                 continue
             if args.run_id:
                 if not branch.startswith(f"{BRANCH_PREFIX}{args.run_id}-"):

@@ -1,0 +1,66 @@
+"""The GitHub Actions edge: where the runner reads what ``actions_render`` produced.
+
+Why separate from the core: these functions touch the environment and files the runner
+hands every step (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``), and print workflow commands.
+Outside Actions they degrade to plain output, so the same command works on a laptop.
+Nothing here ever receives a token.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TextIO
+
+from redline_canary.actions_render import output_entry, workflow_command
+from redline_canary.errors import BadInput
+
+
+def in_github_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def write_outputs(outputs: Mapping[str, str], path: str | None = None) -> bool:
+    """Append step outputs to ``$GITHUB_OUTPUT`` (UTF-8, heredoc form for multi-line
+    values with a random delimiter). Returns False when there is no such file."""
+    target = path if path is not None else os.environ.get("GITHUB_OUTPUT", "")
+    if not target:
+        return False
+    text = "".join(output_entry(k, v, f"rc_{uuid.uuid4().hex}") for k, v in outputs.items())
+    _append(target, text, "GITHUB_OUTPUT")
+    return True
+
+
+def append_summary(markdown: str, path: str | None = None) -> bool:
+    """Append to ``$GITHUB_STEP_SUMMARY``; False when the step has none."""
+    target = path if path is not None else os.environ.get("GITHUB_STEP_SUMMARY", "")
+    if not target:
+        return False
+    _append(target, markdown, "GITHUB_STEP_SUMMARY")
+    return True
+
+
+def emit(commands: Iterable[str], stream: TextIO | None = None) -> None:
+    """Workflow commands go to stdout, one per line, where the runner picks them up."""
+    out = stream or sys.stdout
+    for line in commands:
+        out.write(line + "\n")
+    out.flush()
+
+
+def annotate_error(title: str, message: str) -> None:
+    """An ``::error`` annotation when running under Actions; silent elsewhere (the CLI's
+    one-line stderr message already says the same to a person)."""
+    if in_github_actions():
+        emit([workflow_command("error", message, title=title)])
+
+
+def _append(target: str, text: str, what: str) -> None:
+    try:
+        with Path(target).open("a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise BadInput(f"{what}: cannot append to {target} ({exc.strerror})") from None

@@ -1,0 +1,370 @@
+"""What a GitHub Actions run shows of a canary: job summary, annotations, step outputs. Pure.
+
+Why a core module: the action's last step renders everything from the history records
+alone (the fragment the run wrote), so a live run, a re-run of that step and a test all
+produce the same text. ``actions.py`` is the edge that writes it where the runner reads
+it. Nothing here touches a file, the environment or the clock.
+
+Runner facts this follows (``shared/reference/github-api.md`` §10): workflow-command
+message data escapes ``%``, CR and LF; property values additionally ``:`` and ``,``; a
+step's summary must stay under 1 MiB or its upload fails; a step shows at most 10 error
+and 10 warning annotations, so the most urgent come first and the rest are counted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from redline_canary.render import fmt_rate, seed_line
+
+# GitHub fails a step's summary upload above 1 MiB; keep a margin for a header or a
+# second writer in the same step.
+SUMMARY_LIMIT = 1_000_000
+ANNOTATIONS_PER_LEVEL = 10
+
+# The ``outcome`` output: one word per DESIGN §9 exit code.
+OUTCOME_WORDS = {0: "pass", 1: "fail", 2: "bad-input", 3: "silent", 4: "error", 130: "cancelled"}
+EXIT_MEANINGS = {
+    0: "every gate passed",
+    1: "a gate failed",
+    2: "bad input or configuration",
+    3: "the reviewer was silent",
+    4: "GitHub or infrastructure failure",
+    130: "interrupted",
+}
+
+
+def outcome_word(exit_code: int) -> str:
+    return OUTCOME_WORDS.get(exit_code, "error")
+
+
+# --- workflow commands -------------------------------------------------------------------
+
+def escape_data(text: str) -> str:
+    """A command's message: a newline in reviewer or corpus text must not start a new
+    command, so CR/LF (and the escape character itself) are percent-encoded."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(name: str, message: str, **props: str | int | None) -> str:
+    """``::name k=v,k=v::message`` with the runner's escaping; ``None`` props are left out."""
+    given = [(k, v) for k, v in props.items() if v is not None and v != ""]
+    head = f"::{name}"
+    if given:
+        head += " " + ",".join(f"{k}={escape_property(str(v))}" for k, v in given)
+    return f"{head}::{escape_data(message)}"
+
+
+def output_entry(name: str, value: str, delimiter: str) -> str:
+    """One ``$GITHUB_OUTPUT`` entry. Single-line values use ``name=value``; anything with a
+    newline uses the heredoc form, whose delimiter (chosen by the caller, random) must not
+    occur as a line of the value."""
+    if "\n" not in value and "\r" not in value:
+        return f"{name}={value}\n"
+    if delimiter in value.splitlines():
+        raise ValueError("output delimiter occurs in the value")
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+# --- which records count ------------------------------------------------------------------
+
+def target_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (str(record.get("repo")), str(record.get("stack")), str(record.get("reviewer")))
+
+
+def final_attempts(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Per (target, kind) the last attempt, in first-seen order: a confirmation re-run
+    supersedes the attempt it re-checks, exactly as ``gate`` judges."""
+    latest: dict[tuple[str, str, str, str], Mapping[str, Any]] = {}
+    for r in records:
+        key = (*target_key(r), str(r.get("kind")))
+        if key not in latest or int(r.get("attempt", 1)) >= int(latest[key].get("attempt", 1)):
+            latest[key] = r
+    return list(latest.values())
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Pooled over the final attempts of every scored PR (the action's headline numbers)."""
+
+    blocker_caught: int = 0
+    blocker_markers: int = 0
+    caught: int = 0
+    markers: int = 0
+    undercalled: int = 0
+    clean_false_positives: int | None = None  # None: no clean PR was scored
+
+    @property
+    def blocker_recall(self) -> float | None:
+        return self.blocker_caught / self.blocker_markers if self.blocker_markers else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.caught / self.markers if self.markers else None
+
+
+def totals(records: Iterable[Mapping[str, Any]]) -> Totals:
+    b_caught = b_n = caught = markers = under = 0
+    cfp: int | None = None
+    for r in final_attempts(records):
+        if r.get("outcome") != "scored":
+            continue  # silent/error/cancelled measured nothing: never a zero
+        if r.get("kind") == "seeded":
+            b = (r.get("by_severity") or {}).get("BLOCKER") or {}
+            b_caught += int(b.get("caught", 0))
+            b_n += int(b.get("markers", 0))
+            caught += int(r.get("caught", 0))
+            markers += int(r.get("markers", 0))
+            under += int(r.get("undercalled", 0))
+        elif r.get("clean_false_positives") is not None:
+            cfp = (cfp or 0) + int(r["clean_false_positives"])
+    return Totals(b_caught, b_n, caught, markers, under, cfp)
+
+
+def _rate_text(value: float | None) -> str:
+    return "" if value is None else f"{value:.4f}".rstrip("0").rstrip(".") if value else "0"
+
+
+def action_outputs(records: Sequence[Mapping[str, Any]], exit_code: int,
+                   records_path: str = "") -> dict[str, str]:
+    """The action's outputs. Rates are pooled fractions (``0.8``); empty when nothing of
+    that kind was scored, so a caller never reads silence as a 0."""
+    t = totals(records)
+    run_ids = sorted({str(r.get("run_id")) for r in records if r.get("run_id")})
+    return {
+        "outcome": outcome_word(exit_code),
+        "exit-code": str(exit_code),
+        "blocker-recall": _rate_text(t.blocker_recall),
+        "recall": _rate_text(t.recall),
+        "clean-false-positives": "" if t.clean_false_positives is None else str(t.clean_false_positives),
+        "records": records_path,
+        "run-id": run_ids[0] if len(run_ids) == 1 else ",".join(run_ids),
+    }
+
+
+# --- annotations --------------------------------------------------------------------------
+
+def corpus_file(corpus_prefix: str, kind: str, stack: str, path: str) -> str:
+    """Where a seed lives in the corpus, relative to the workspace: what ``file=`` names."""
+    prefix = corpus_prefix.strip().removeprefix("./").rstrip("/") or "seeds"
+    return f"{prefix}/{kind}/{stack}/{path}"
+
+
+def annotation_commands(records: Sequence[Mapping[str, Any]], corpus_prefix: str = "seeds",
+                limit: int = ANNOTATIONS_PER_LEVEL, exit_code: int | None = None) -> list[str]:
+    """Errors for what fails a gate (an uncaught BLOCKER, clean false positives, silence,
+    an error), warnings for the rest (other misses and undercalls). Most severe first;
+    past ``limit`` per level one notice says how many more the summary lists. A failed run
+    with no record at all (bad targets, no token) still gets one error naming its exit code."""
+    errors: list[tuple[int, str]] = []
+    warnings: list[tuple[int, str]] = []
+    final = final_attempts(records)
+    if not final and exit_code:
+        errors.append((0, workflow_command(
+            "error", f"exit {exit_code} ({EXIT_MEANINGS.get(exit_code, 'unexpected exit code')}) and no record "
+            "was written: nothing was measured; the run's log names the cause",
+            title=f"redline-canary: {outcome_word(exit_code)}")))
+    for r in final:
+        who = str(r.get("reviewer"))
+        where = f"{r.get('repo')} {r.get('stack')}/{r.get('kind')}"
+        pr = f" PR #{r['pr']}" if r.get("pr") else ""
+        outcome = r.get("outcome")
+        if outcome == "silent":
+            errors.append((0, workflow_command(
+                "error", f"{who} said nothing on {where}{pr} before the timeout: nothing was measured "
+                "(never a recall of 0, never a clean pass)", title="Reviewer silent")))
+            continue
+        if outcome in ("error", "cancelled"):
+            bucket = errors if outcome == "error" else warnings
+            notice = f": {r['notice']}" if r.get("notice") else ""
+            bucket.append((0, workflow_command(
+                "error" if outcome == "error" else "warning", f"{where}{pr} was not scored{notice}",
+                title=f"Canary {outcome}")))
+            continue
+        if outcome != "scored":
+            continue
+        if r.get("kind") == "clean":
+            cfp = r.get("clean_false_positives") or 0
+            if cfp:
+                errors.append((1, workflow_command(
+                    "error", f"{who} raised {cfp} finding(s) at or above the floor on the clean twin "
+                    f"({where}{pr})", title="Clean false positives")))
+            continue
+        stack = str(r.get("stack"))
+        for state, seeds in (("missed", r.get("missed_seeds") or []),
+                             ("undercalled", r.get("undercalled_seeds") or [])):
+            for s in seeds:
+                sev = str(s.get("severity"))
+                text = f"SEED {s.get('n')} [{sev}] {state} by {who}"
+                if state == "undercalled":
+                    text += " (found, but rated below the seed's severity)"
+                text += f" on {r.get('repo')}{pr} — {s.get('rule')}: {s.get('description', '')}".rstrip(": ")
+                cmd = workflow_command("error" if sev == "BLOCKER" else "warning", text,
+                                       file=corpus_file(corpus_prefix, "seeded", stack, str(s.get("path"))),
+                                       line=s.get("line"), title=f"{sev} seed {state}")
+                (errors if sev == "BLOCKER" else warnings).append((_SEV_RANK.get(sev, 9), cmd))
+    out: list[str] = []
+    for kind, items in (("error", errors), ("warning", warnings)):
+        items.sort(key=lambda item: item[0])
+        out.extend(cmd for _, cmd in items[:limit])
+        if len(items) > limit:
+            out.append(workflow_command(
+                "notice", f"{len(items) - limit} more {kind}(s) not annotated: the job summary lists them all",
+                title="More findings"))
+    return out
+
+
+_SEV_RANK = {"BLOCKER": 2, "CRITICAL": 3, "MAJOR": 4, "MINOR": 5, "INFO": 6}
+
+
+# --- job summary --------------------------------------------------------------------------
+
+def md(text: object) -> str:
+    """Text from records (descriptions, notices, GitHub messages) inside Markdown: no HTML,
+    no table breaks, no line breaks."""
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|").replace("\r", " ").replace("\n", " "))
+
+
+def _cells(r: Mapping[str, Any]) -> list[str]:
+    scored = r.get("outcome") == "scored"
+    seeded = r.get("kind") == "seeded"
+    dash = "–"
+    b = (r.get("by_severity") or {}).get("BLOCKER") or {"caught": 0, "markers": 0}
+    blocker = recall = under = cfp = dash
+    if scored and seeded:
+        blocker = fmt_rate(int(b["caught"]), int(b["markers"]), r.get("blocker_recall_ci95"))
+        recall = fmt_rate(int(r["caught"]), int(r["markers"]), r.get("recall_ci95"))
+        under = f"{r['undercalled']} of {r['markers']}"
+    elif scored:
+        cfp = str(r.get("clean_false_positives") or 0)
+        if r.get("findings") is not None:
+            cfp += f" (of {r['findings']} finding(s)"
+            if r.get("clean_findings_below_floor"):
+                cfp += f"; {r['clean_findings_below_floor']} below the floor"
+            cfp += ")"
+    gate = "✅ PASS" if (r.get("gate") or {}).get("passed") else "❌ FAIL"
+    target = f"{r.get('repo')} {r.get('stack')} · {r.get('reviewer')} · {r.get('kind')}"
+    if int(r.get("attempt", 1)) > 1:
+        target += f" (attempt {r['attempt']})"
+    pr = f"#{r['pr']}" if r.get("pr") else dash
+    return [md(target), pr, md(r.get("outcome")), blocker, recall, under, cfp, gate]
+
+
+def _details(r: Mapping[str, Any], corpus_prefix: str) -> str:
+    pr = f" PR #{r['pr']}" if r.get("pr") else ""
+    lines = [f"### {md(r.get('repo'))} {md(r.get('stack'))} — {md(r.get('kind'))}{pr}", ""]
+    lines.append(f"Reviewer `{md(r.get('reviewer'))}`, mode {md(r.get('mode'))}, corpus "
+                 f"`{md(r.get('corpus_fingerprint'))}`, outcome **{md(r.get('outcome'))}**"
+                 + (f" — {md(r['notice'])}" if r.get("notice") else ""))
+    gate = r.get("gate") or {}
+    reasons = "; ".join(str(x) for x in gate.get("reasons") or [])
+    lines.append("")
+    lines.append("Gate: " + ("PASS" if gate.get("passed") else "FAIL") + (f" — {md(reasons)}" if reasons else ""))
+    for title, key in (("Missed seeds", "missed_seeds"), ("Undercalled seeds", "undercalled_seeds")):
+        seeds = r.get(key) or []
+        if not seeds:
+            continue
+        lines += ["", f"**{title} ({len(seeds)})**", ""]
+        for s in seeds:
+            where = corpus_file(corpus_prefix, "seeded", str(r.get("stack")), str(s.get("path")))
+            text = seed_line({**s, "path": where})
+            lines.append(f"- SEED {s.get('n')} · {md(text)}")
+    return "\n".join(lines) + "\n"
+
+
+def job_summary(records: Sequence[Mapping[str, Any]], exit_code: int, *, corpus_prefix: str = "seeds",
+                notes: Sequence[str] = (), limit: int = SUMMARY_LIMIT) -> str:
+    """Markdown for ``$GITHUB_STEP_SUMMARY``: the verdict, one table row per PR with the
+    four numbers (blocker recall, recall with n and 95 % interval, undercalls, clean false
+    positives), then per PR its missed and undercalled seeds. Never above ``limit`` bytes:
+    details that do not fit are counted, not cut mid-line."""
+    final = final_attempts(records)
+    word = outcome_word(exit_code).upper()
+    meaning = EXIT_MEANINGS.get(exit_code, "unexpected exit code")
+    head = [f"## redline-canary: {word} (exit {exit_code}: {meaning})", ""]
+    run_ids = sorted({str(r.get("run_id")) for r in final if r.get("run_id")})
+    if run_ids:
+        head.append(f"Run {', '.join(f'`{md(x)}`' for x in run_ids)} · {len(final)} PR(s) scored or attempted")
+        head.append("")
+    head += [f"> {md(n)}" for n in notes]
+    if notes:
+        head.append("")
+    if not final:
+        head.append("No records were written: nothing was measured. The step log says why.")
+        return _fit("\n".join(head) + "\n", limit)
+    t = totals(final)
+    if t.markers or t.clean_false_positives is not None:
+        pooled = []
+        if t.markers:
+            pooled.append(f"blocker recall {fmt_rate(t.blocker_caught, t.blocker_markers, None)}")
+            pooled.append(f"recall {fmt_rate(t.caught, t.markers, None)}")
+            pooled.append(f"undercalls {t.undercalled}")
+        if t.clean_false_positives is not None:
+            pooled.append(f"clean false positives {t.clean_false_positives}")
+        head += ["All targets: " + " · ".join(pooled), ""]
+    table = ["| target | PR | outcome | blocker recall | recall | undercalls | clean false positives | gate |",
+             "|---|---|---|---|---|---|---|---|"]
+    table += ["| " + " | ".join(_cells(r)) + " |" for r in final]
+    reserve = 256  # room for the "left out" note below, whatever else was cut
+    text = _fit("\n".join(head + table) + "\n", limit - reserve)
+    omitted = 0
+    for r in final:
+        part = "\n" + _details(r, corpus_prefix)
+        if omitted or _size(text) + _size(part) > limit - reserve:
+            omitted += 1
+            continue
+        text += part
+    if omitted:
+        text += (f"\n_{omitted} PR detail section(s) left out to stay under GitHub's 1 MiB summary "
+                 "limit; the records artifact has every seed._\n")
+    return text
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _fit(text: str, limit: int) -> str:
+    """Cut at a line boundary below ``limit`` bytes (only a pathological table needs it)."""
+    if _size(text) <= limit:
+        return text
+    note = "\n_…summary cut at GitHub's size limit._\n"
+    room = limit - _size(note)
+    kept: list[str] = []
+    used = 0
+    for line in text.splitlines(keepends=True):
+        if used + _size(line) > room:
+            break
+        kept.append(line)
+        used += _size(line)
+    return "".join(kept) + note
+
+
+def matrix_entry(target: Mapping[str, Any]) -> dict[str, str]:
+    """One ``strategy.matrix.include`` entry: the display fields, an artifact-safe slug,
+    and the whole target as compact JSON (``targets:`` input of the action), so keys such
+    as ``base``, ``prefix`` and ``login`` reach the job unchanged."""
+    repo, stack, reviewer = str(target["repo"]), str(target["stack"]), str(target.get("reviewer") or "redline")
+    slug = "-".join(_slug(x) for x in (repo.replace("/", "--"), stack, reviewer))
+    return {
+        "name": f"{repo} {stack} ({reviewer})",
+        "slug": slug,
+        "repo": repo,
+        "stack": stack,
+        "reviewer": reviewer,
+        "mode": str(target.get("mode") or "blind"),
+        "target": json.dumps(dict(target), separators=(",", ":"), sort_keys=True),
+    }
+
+
+def _slug(text: str) -> str:
+    """Artifact names may not hold ``"  : < > | * ? \\ /`` or CR/LF; keep a readable subset."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in text)

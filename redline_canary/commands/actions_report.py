@@ -1,0 +1,55 @@
+"""``actions-report``: the action's last step — job summary, annotations and outputs.
+
+Why a command and not shell in ``action.yml``: the summary and annotations are rendered
+from the records file by the pure ``actions_render`` core, which is tested like the rest
+of the product; the composite action only passes the path and the exit code along.
+It reads the records the run wrote and never talks to GitHub, so it needs no token and
+is safe in an ``if: always()`` step, even after a cancelled run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from redline_canary.actions import append_summary, emit, in_github_actions, write_outputs
+from redline_canary.actions_render import action_outputs, annotation_commands, job_summary
+from redline_canary.errors import EXIT_INFRA, EXIT_PASS
+from redline_canary.history import read_history
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("actions-report",
+                       help="GitHub Actions: job summary, annotations and outputs from a records file")
+    p.add_argument("records", metavar="RECORDS", nargs="?", default="",
+                   help="JSONL records the run wrote (missing or empty: nothing was measured)")
+    p.add_argument("--exit-code", type=int, default=EXIT_INFRA,
+                   help="exit code of the run being reported (default 4: unknown means failure)")
+    p.add_argument("--corpus-prefix", default="seeds",
+                   help="corpus folder as seen from the workspace, for annotation file= paths (seeds)")
+    p.add_argument("--summary", help="write the Markdown here (default: $GITHUB_STEP_SUMMARY, else stdout)")
+    p.set_defaults(func=run_actions_report)
+
+
+def run_actions_report(args: argparse.Namespace) -> int:
+    records: list[dict[str, Any]] = []
+    notes: list[str] = []
+    if args.records and Path(args.records).is_file():
+        read = read_history(args.records)
+        records = read.records
+        for line, why in read.corrupt:
+            notes.append(f"{args.records}:{line}: corrupt record skipped ({why})")
+            print(f"{args.records}:{line}: corrupt record skipped ({why})", file=sys.stderr)
+    elif args.records:
+        notes.append("the run wrote no records file")
+    markdown = job_summary(records, args.exit_code, corpus_prefix=args.corpus_prefix, notes=notes)
+    if args.summary:
+        append_summary(markdown, args.summary)
+    elif not append_summary(markdown):
+        print(markdown)
+    if in_github_actions():
+        emit(annotation_commands(records, args.corpus_prefix, exit_code=args.exit_code))
+    write_outputs(action_outputs(records, args.exit_code, args.records))
+    return EXIT_PASS

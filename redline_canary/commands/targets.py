@@ -1,0 +1,78 @@
+"""``targets``: validate the targets a run would measure; ``--matrix`` emits the job matrix.
+
+Why a command of its own: the weekly workflow's ``plan`` job must reject a typo in
+``vars.CANARY_TARGETS`` in seconds, with the key path that is wrong and an annotation a
+person sees on the run page, before any matrix job opens a pull request. It validates with
+exactly the code ``run`` uses (``resolve_targets``), so what passes here runs there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from redline_canary.actions import annotate_error, append_summary, write_outputs
+from redline_canary.actions_render import matrix_entry, md
+from redline_canary.commands.run import add_target_options, resolve_targets
+from redline_canary.corpus import load_corpus
+from redline_canary.errors import EXIT_PASS, BadInput
+from redline_canary.targets import Target
+
+MAX_MATRIX = 256  # GitHub: a matrix generates at most 256 jobs per workflow run
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("targets", help="validate targets; --matrix prints the GitHub Actions job matrix")
+    add_target_options(p)
+    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
+    p.add_argument("--matrix", action="store_true",
+                   help='print {"include": [...]} and write matrix=... to $GITHUB_OUTPUT when set')
+    p.add_argument("--json", action="store_true", help="print the validated targets as JSON")
+    p.set_defaults(func=run_targets_command)
+
+
+def target_dict(t: Target) -> dict[str, Any]:
+    """The target as the ``targets`` input takes it back: only keys that are set."""
+    out: dict[str, Any] = {"repo": t.repo, "stack": t.stack, "reviewer": t.reviewer, "mode": t.mode}
+    if t.base:
+        out["base"] = t.base
+    if t.prefix:
+        out["prefix"] = t.prefix
+    if t.logins:
+        out["login"] = list(t.logins)
+    return out
+
+
+def build_matrix(targets: list[Target]) -> dict[str, list[dict[str, str]]]:
+    if len(targets) > MAX_MATRIX:
+        raise BadInput(f"{len(targets)} targets: a GitHub Actions matrix holds at most {MAX_MATRIX} jobs")
+    return {"include": [matrix_entry(target_dict(t)) for t in targets]}
+
+
+def run_targets_command(args: argparse.Namespace) -> int:
+    try:
+        corpus = load_corpus(args.corpus)
+        targets = resolve_targets(args, corpus)
+        matrix = build_matrix(targets) if args.matrix else None
+    except BadInput as exc:
+        annotate_error("Invalid canary targets", str(exc))
+        raise
+    if matrix is not None:
+        text = json.dumps(matrix, separators=(",", ":"))
+        print(text)
+        write_outputs({"matrix": text, "count": str(len(targets))})
+        rows = "\n".join(f"| {md(t.repo)} | {md(t.stack)} | {md(t.reviewer)} | {md(t.mode)} |" for t in targets)
+        append_summary(f"### redline-canary plan: {len(targets)} target(s)\n\n"
+                       "| repo | stack | reviewer | mode |\n|---|---|---|---|\n" + rows + "\n")
+        print(f"{len(targets)} target(s) valid", file=sys.stderr)
+    elif args.json:
+        print(json.dumps([target_dict(t) for t in targets], indent=2))
+    else:
+        for t in targets:
+            extra = "".join(f" {k}={v}" for k, v in (("base", t.base), ("prefix", t.prefix)) if v)
+            print(f"{t.repo}  {t.stack}  reviewer={t.reviewer}  mode={t.mode}{extra}")
+        print(f"{len(targets)} target(s) valid", file=sys.stderr)
+    return EXIT_PASS
