@@ -115,6 +115,12 @@ def test_history_append_and_baseline_flags_newly_missed_blocker(tmp_path: Path, 
     assert "newly missed BLOCKER: SEED 2" in record["gate"]["reasons"]
     lines = hist.read_text().splitlines()
     assert [json.loads(line)["run_id"] for line in lines] == ["run-1", "run-2"]
+    with hist.open("a") as fh:
+        fh.write("{broken\n")
+    res = cli(*base_args(second, mini_corpus, "--kind", "seeded", "--history", str(hist),
+                         "--run-id", "run-3", "--baseline"))
+    assert "h.jsonl:3: corrupt record skipped" in res.stderr
+    assert hist.read_text().splitlines()[:3] == [*lines, "{broken"]  # never rewritten
 
 
 def test_score_is_reproducible_from_the_saved_capture(tmp_path: Path, mini_corpus: Path) -> None:

@@ -58,7 +58,8 @@ def run_cli(sb: Sandbox, tmp_path: Path, *extra: str, run_id: str = "t1") -> tup
 
 def test_happy_path_with_the_real_bandit_reviewer(sb: Sandbox, tmp_path: Path) -> None:
     sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
-    code, records, out = run_cli(sb, tmp_path, "--confirm", "0")
+    captures = tmp_path / "captures"
+    code, records, out = run_cli(sb, tmp_path, "--confirm", "0", "--save-captures", str(captures))
     seeded = next(r for r in records if r["kind"] == "seeded")
     clean = next(r for r in records if r["kind"] == "clean")
     assert seeded["outcome"] == "scored" and clean["outcome"] == "scored"
@@ -69,6 +70,13 @@ def test_happy_path_with_the_real_bandit_reviewer(sb: Sandbox, tmp_path: Path) -
     pulls = sb.pulls(REPO)
     assert len(pulls) == 2 and all("redline-exempt" in p.labels for p in pulls)
     assert all("SEED" not in p.title + (p.body or "") for p in pulls)
+    # The saved capture re-scores offline to the very same numbers (its manifest says how).
+    saved = sorted(captures.glob("*-seeded-1.json"))
+    assert len(saved) == 1
+    again = json.loads(cli("score", "--capture", str(saved[0]), "--corpus", str(CORPUS), "--json").stdout)
+    for key in ("caught", "undercalled", "missed", "duplicates", "noise", "blocker_recall", "recall_ci95",
+                "corpus_fingerprint", "pr"):
+        assert again[key] == seeded[key], key
 
 
 def test_streaming_reviewer_is_not_cut_short(sb: Sandbox, tmp_path: Path) -> None:
@@ -209,6 +217,30 @@ def test_sigkill_mid_poll_then_janitor_leaves_nothing(sb: Sandbox, tmp_path: Pat
     assert len(report["pulls"]) == 2 and len(report["branches"]) == 2
     assert [p.number for p in sb.open_pulls(REPO)] == [unrelated]
     assert "feature/human-work" in sb.branches(REPO)
+
+
+def test_janitor_older_than_removes_only_old_leftovers(tmp_path: Path) -> None:
+    age = [3 * 3600.0]  # the sandbox's clock runs 3 h behind while the first run opens its PRs
+    with Sandbox(token=TOKEN, clock=lambda: time.time() - age[0]) as sandbox:
+        sandbox.create_repo(REPO)
+        sandbox.attach_reviewer(REPO, SilentReviewer())
+        for run_id, n_open in (("old-run", 2), ("new-run", 4)):
+            proc = _spawn_run(sandbox, tmp_path, run_id)
+            _wait_for_open_pulls(sandbox, n_open)
+            proc.kill()
+            proc.wait(timeout=10)
+            age[0] = 0.0
+        res = cli("janitor", "--repo", REPO, "--api-url", sandbox.url, "--older-than", "2h", "--json",
+                  env={"GITHUB_TOKEN": TOKEN})
+        report = json.loads(res.stdout)
+        assert res.returncode == 0 and len(report["pulls"]) == 2 and len(report["branches"]) == 2
+        assert all(b.startswith("rc/old-run-") for b in report["branches"])
+        left = sandbox.open_pulls(REPO)
+        assert len(left) == 2 and all("rc:run=new-run" in (p.body or "") for p in left)
+        assert cli("janitor", "--repo", REPO, "--api-url", sandbox.url, "--older-than", "nonsense",
+                   env={"GITHUB_TOKEN": TOKEN}).returncode == 2
+        cli("janitor", "--repo", REPO, "--api-url", sandbox.url, "--run-id", "new-run", env={"GITHUB_TOKEN": TOKEN})
+        assert_no_canary_left(sandbox, REPO)
 
 
 def test_forty_minute_wait_runs_in_milliseconds_with_an_injected_clock(sb: Sandbox) -> None:

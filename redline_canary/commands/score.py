@@ -106,6 +106,8 @@ def run_score(args: argparse.Namespace) -> int:
         gate=GateOptions(min_recall=args.min_recall, require_citation=args.require_citation),
     )
     history = read_history(args.history) if args.history else None
+    for line, why in history.corrupt if history else []:
+        print(f"{args.history}:{line}: corrupt record skipped ({why})", file=sys.stderr)
     meta = {
         "run_id": args.run_id or f"score-{utc_now_iso().replace(':', '')}",
         "attempt": 1,
