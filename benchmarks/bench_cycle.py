@@ -14,6 +14,7 @@ from typing import Any
 
 from redline_canary.corpus import load_corpus
 from redline_canary.cycle import CycleOptions
+from redline_canary.github_api import CANARY_TOPIC
 from redline_canary.polling import PollConfig
 from redline_canary.runner import run_targets
 from redline_canary.sandbox import COPILOT, BanditReviewer, Batch, Sandbox, ScriptedReviewer
@@ -41,7 +42,7 @@ def run(n_targets: int, reviewer: str = "bandit", stack: str = "python",
         targets = []
         for i in range(n_targets):
             repo = f"acme/canary-{i}"
-            sb.create_repo(repo)
+            sb.create_repo(repo, topics=[CANARY_TOPIC])
             if reviewer == "bandit":
                 sb.attach_reviewer(repo, BanditReviewer(latency=0.05))
                 targets.append(Target(repo, stack))
@@ -86,7 +87,7 @@ def _serve(n_targets: int, think: float, queue: Any) -> None:
     with Sandbox(token=TOKEN) as sb:
         for i in range(n_targets):
             repo = f"acme/canary-{i}"
-            sb.create_repo(repo)
+            sb.create_repo(repo, topics=[CANARY_TOPIC])
             sb.attach_reviewer(repo, ScriptedReviewer(
                 [Batch(after=think, inline=[{"path": "app/api.py", "line": 20, "body": "looks off"}],
                        reviews=[{"body": "Copilot reviewed 3 out of 3 changed files in this "

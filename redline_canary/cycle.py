@@ -19,7 +19,7 @@ from redline_canary import __version__
 from redline_canary.capture import comments_from_capture
 from redline_canary.clock import Cancelled, Clock, RealClock, utc_now_iso
 from redline_canary.corpus_model import CorpusData, fingerprint, publish
-from redline_canary.errors import CanaryError
+from redline_canary.errors import BadInput, CanaryError
 from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.github_api import CHANNEL_PATHS, BaseCommit, ChannelState, GitHubClient
 from redline_canary.matching import DEFAULT_WINDOW
@@ -112,6 +112,8 @@ class TargetCycle:
         except Cancelled:
             self._record_unscored("cancelled", None)
             raise
+        except BadInput:
+            raise  # a configuration mistake is not a measurement: nothing is recorded
         except CanaryError as exc:
             self._record_unscored("error", str(exc))
             raise

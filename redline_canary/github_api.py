@@ -33,6 +33,9 @@ from redline_canary.retrying import ApiFailure, RetryPolicy
 
 DEFAULT_API_URL = "https://api.github.com"
 TOKEN_VARS = ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN")
+# A repository opts in to receiving seeded PRs by carrying this topic, so a typo in the
+# targets can never open a PR full of vulnerabilities on a real project.
+CANARY_TOPIC = "redline-canary"
 CHANNEL_PATHS = {
     "review_comments": "pulls/{n}/comments",
     "reviews": "pulls/{n}/reviews",
@@ -145,6 +148,11 @@ class GitHubClient:
             perms = data.get("permissions")
             if isinstance(perms, dict) and not perms.get("push", False):
                 raise BadInput(f"{repo}: the token cannot push to this repository")
+            if data.get("archived"):
+                raise BadInput(f"{repo}: the repository is archived")
+            if CANARY_TOPIC not in (data.get("topics") or []):
+                raise BadInput(f"{repo}: not a canary repository: add the topic '{CANARY_TOPIC}' to it "
+                               "(repository settings, About, Topics) to allow seeded pull requests")
             branch = base or str(data.get("default_branch") or "main")
             r = self._repo(repo)
             sha = self._gh_call("GET /repos/{o}/{r}/git/ref/{ref}",

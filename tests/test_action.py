@@ -25,6 +25,7 @@ from actionrunner import Interrupt, Run, Runner, StepRun, load_yaml, run_composi
 from clirun import ROOT
 from sandboxing import TOKEN, assert_no_canary_left
 
+from redline_canary.github_api import CANARY_TOPIC
 from redline_canary.sandbox import BanditReviewer, Sandbox, SilentReviewer
 
 REPO = "acme/canary-python"
@@ -45,7 +46,7 @@ def setup_python(step: Mapping[str, Any], with_: dict[str, str], runner: Runner)
 @pytest.fixture()
 def sb() -> Iterator[Sandbox]:
     with Sandbox(token=TOKEN) as sandbox:
-        sandbox.create_repo(REPO)
+        sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
         yield sandbox
         assert_no_canary_left(sandbox, REPO)
 

@@ -25,7 +25,7 @@ from sandboxing import TOKEN, assert_no_canary_left
 from redline_canary.clock import FakeClock
 from redline_canary.corpus import load_corpus
 from redline_canary.cycle import CycleOptions, TargetCycle
-from redline_canary.github_api import GitHubClient
+from redline_canary.github_api import CANARY_TOPIC, GitHubClient
 from redline_canary.polling import PollConfig
 from redline_canary.retrying import RetryPolicy
 from redline_canary.sandbox import BanditReviewer, Batch, Sandbox, ScriptedReviewer, SilentReviewer
@@ -40,7 +40,7 @@ FAST = ["--poll-interval", "0.05", "--stable-polls", "2", "--timeout-minutes", "
 @pytest.fixture()
 def sb() -> Iterator[Sandbox]:
     with Sandbox(token=TOKEN) as sandbox:
-        sandbox.create_repo(REPO)
+        sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
         yield sandbox
         assert_no_canary_left(sandbox, REPO)
 
@@ -222,7 +222,7 @@ def test_sigkill_mid_poll_then_janitor_leaves_nothing(sb: Sandbox, tmp_path: Pat
 def test_janitor_older_than_removes_only_old_leftovers(tmp_path: Path) -> None:
     age = [3 * 3600.0]  # the sandbox's clock runs 3 h behind while the first run opens its PRs
     with Sandbox(token=TOKEN, clock=lambda: time.time() - age[0]) as sandbox:
-        sandbox.create_repo(REPO)
+        sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
         sandbox.attach_reviewer(REPO, SilentReviewer())
         for run_id, n_open in (("old-run", 2), ("new-run", 4)):
             proc = _spawn_run(sandbox, tmp_path, run_id)
@@ -352,3 +352,15 @@ def test_two_reviewers_on_one_repo_and_stack_are_rejected_before_any_request(sb:
               env={"GITHUB_TOKEN": TOKEN})
     assert res.returncode == 2 and "[1]: acme/canary-mini mini is already target [0]" in res.stderr
     assert sb.requests == []
+
+
+def test_a_repository_without_the_canary_topic_is_refused_before_any_write(tmp_path: Path) -> None:
+    with Sandbox(token=TOKEN) as sandbox:
+        sandbox.create_repo("acme/production-app")
+        res = cli("run", "--repo", "acme/production-app", "--stack", "mini", "--corpus", str(CORPUS),
+                  "--api-url", sandbox.url, "--history", str(tmp_path / "h.jsonl"), env={"GITHUB_TOKEN": TOKEN})
+        assert res.returncode == 2
+        assert "not a canary repository: add the topic 'redline-canary'" in res.stderr
+        assert [r.method for r in sandbox.requests] == ["GET"]
+        assert sandbox.pulls("acme/production-app") == []
+        assert not (tmp_path / "h.jsonl").exists()

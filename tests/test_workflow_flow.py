@@ -30,6 +30,7 @@ from clirun import ROOT, cli
 from sandboxing import TOKEN, assert_no_canary_left
 from test_history import record
 
+from redline_canary.github_api import CANARY_TOPIC
 from redline_canary.history import identity, read_history
 from redline_canary.sandbox import BanditReviewer, Sandbox, SilentReviewer
 
@@ -86,7 +87,7 @@ def git(*args: str, cwd: Path) -> str:
 @pytest.fixture()
 def sb() -> Iterator[Sandbox]:
     with Sandbox(token=TOKEN) as sandbox:
-        sandbox.create_repo(REPO)
+        sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
         yield sandbox
         assert_no_canary_left(sandbox, REPO)
 
@@ -349,7 +350,7 @@ def test_janitor_safety_net_leaves_a_sibling_stacks_prs_alone(tmp_path: Path) ->
     """Matrix jobs of one run share its id and may share a canary repo: one job's
     ``if: always()`` janitor must not close the PRs another job is still waiting on."""
     with Sandbox(token=TOKEN) as box:
-        box.create_repo(REPO)
+        box.create_repo(REPO, topics=[CANARY_TOPIC])
         box.attach_reviewer(REPO, SilentReviewer())
         sibling = subprocess.Popen(
             [sys.executable, "-m", "redline_canary", "run", "--repo", REPO, "--stack", "go", "--api-url", box.url,

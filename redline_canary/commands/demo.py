@@ -14,6 +14,7 @@ from typing import Any
 from redline_canary.corpus import load_corpus
 from redline_canary.cycle import CycleOptions
 from redline_canary.errors import BadInput
+from redline_canary.github_api import CANARY_TOPIC
 from redline_canary.polling import PollConfig
 from redline_canary.runner import ProgressPrinter, run_targets, summary_table
 from redline_canary.targets import Target
@@ -45,7 +46,7 @@ def run_demo(args: argparse.Namespace) -> int:
     started = time.monotonic()
     with Sandbox(token=DEMO_TOKEN) as sb:
         for t in targets:
-            sb.create_repo(t.repo)
+            sb.create_repo(t.repo, topics=[CANARY_TOPIC])
             sb.attach_reviewer(t.repo, SilentReviewer() if t.stack == SILENT_STACK
                                else BanditReviewer(latency=0.1))
         print(f"sandbox: {sb.url} — {len(targets)} canary repos; bandit reviews "

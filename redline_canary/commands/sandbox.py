@@ -15,6 +15,7 @@ from types import FrameType
 from typing import Any
 
 from redline_canary.errors import BadInput
+from redline_canary.github_api import CANARY_TOPIC
 
 DEFAULT_REPO = "acme/canary-python"
 
@@ -76,7 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         with Sandbox(host=args.host, port=args.port) as sb:
             for name in repos:
-                sb.create_repo(name)
+                sb.create_repo(name, topics=[CANARY_TOPIC])
                 reviewer: Reviewer | None = None
                 if args.reviewer == "bandit":
                     reviewer = BanditReviewer(latency=args.latency)
