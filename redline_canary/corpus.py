@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from redline_canary.corpus_model import KINDS, CorpusData, parse_rules
+from redline_canary.corpus_model import KINDS, CorpusData, lint_stack, parse_rules
 from redline_canary.errors import BadInput
 from redline_canary.markers import Problem
 
@@ -61,7 +61,16 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
     return CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems)
 
 
-def require_stack(corpus: CorpusData, stack: str) -> None:
+def require_known_stack(corpus: CorpusData, stack: str) -> None:
     if stack not in corpus.files:
         known = ", ".join(corpus.stacks)
         raise BadInput(f"{corpus.label}: unknown stack {stack!r} (known: {known})")
+
+
+def require_stack(corpus: CorpusData, stack: str) -> None:
+    """The stack exists and lints clean: a broken answer key would give wrong numbers."""
+    require_known_stack(corpus, stack)
+    problems = corpus.problems + lint_stack(corpus, stack)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise BadInput(f"{problems[0]}{more}: fix the corpus first (redline-canary corpus lint)")

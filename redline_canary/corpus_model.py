@@ -174,19 +174,25 @@ def lint(corpus: CorpusData) -> list[Problem]:
     """Every DESIGN §3 lint problem, all at once, in a stable order."""
     problems = list(corpus.problems)
     for stack in corpus.stacks:
-        seeded = view(corpus, stack, "seeded")
-        clean = view(corpus, stack, "clean")
-        problems += seeded.problems + clean.problems
-        problems += _catalog_problems(corpus, seeded)
-        problems += _twin_problems(corpus, seeded, clean)
-        for kind in KINDS:
-            for rel, data in sorted(corpus.files[stack].get(kind, {}).items()):
-                text = data.decode("utf-8", errors="replace")
-                for line, provider in find_provider_secrets(text):
-                    problems.append(Problem(
-                        corpus.display(kind, stack, rel), line,
-                        f"string shaped like a real {provider} (push protection would block it)",
-                    ))
+        problems += lint_stack(corpus, stack)
+    return problems
+
+
+def lint_stack(corpus: CorpusData, stack: str) -> list[Problem]:
+    """The lint problems of one stack (what ``score`` and ``run`` refuse to measure with)."""
+    seeded = view(corpus, stack, "seeded")
+    clean = view(corpus, stack, "clean")
+    problems = seeded.problems + clean.problems
+    problems += _catalog_problems(corpus, seeded)
+    problems += _twin_problems(corpus, seeded, clean)
+    for kind in KINDS:
+        for rel, data in sorted(corpus.files[stack].get(kind, {}).items()):
+            text = data.decode("utf-8", errors="replace")
+            for line, provider in find_provider_secrets(text):
+                problems.append(Problem(
+                    corpus.display(kind, stack, rel), line,
+                    f"string shaped like a real {provider} (push protection would block it)",
+                ))
     return problems
 
 

@@ -101,3 +101,16 @@ def test_show_json_shape_and_fingerprint_tracks_content(corpus: Path) -> None:
     assert after["stacks"]["mini"]["fingerprint"] != before
     res = cli("corpus", "show", "--corpus", str(corpus), "--stack", "nope")
     assert res.returncode == 2 and "unknown stack 'nope'" in res.stderr
+
+
+def test_score_refuses_a_stack_whose_answer_key_is_broken(corpus: Path, tmp_path: Path) -> None:
+    app = corpus / "seeded/mini/app.py"
+    app.write_text(app.read_text().replace("(core/off-by-one)", "(core/no-such-rule)"))
+    cap = tmp_path / "cap.json"
+    cap.write_text(json.dumps({"repo": "a/b", "review_comments": [], "reviews": [], "issue_comments": []}))
+    hist = tmp_path / "h.jsonl"
+    res = cli("score", "--capture", str(cap), "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
+              "--history", str(hist))
+    assert res.returncode == 2 and "unknown rule 'core/no-such-rule'" in res.stderr
+    assert "corpus lint" in res.stderr and not hist.exists()
+    assert cli("corpus", "show", "--corpus", str(corpus), "--stack", "mini").returncode == 0

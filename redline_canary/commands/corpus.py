@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from redline_canary import corpus_model
-from redline_canary.corpus import load_corpus, require_stack
+from redline_canary.corpus import load_corpus, require_known_stack
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
 from redline_canary.severity import SCALE
 
@@ -62,7 +62,7 @@ def render_show(data: dict[str, Any]) -> str:
 def run_show(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     if args.stack:
-        require_stack(corpus, args.stack)
+        require_known_stack(corpus, args.stack)
     data = show_data(corpus, args.stack)
     print(json.dumps(data, indent=2) if args.json else render_show(data))
     return EXIT_PASS

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from redline_canary.corpus import load_corpus
+from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
 from redline_canary.errors import BadInput
 from redline_canary.github_api import token_from_env
@@ -85,6 +85,8 @@ def resolve_targets(args: argparse.Namespace, corpus: Any) -> list[Target]:
 def run_run(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     targets = resolve_targets(args, corpus)
+    for stack in sorted({t.stack for t in targets}):
+        require_stack(corpus, stack)
     for flag, value in (("--poll-interval", args.poll_interval), ("--timeout-minutes", args.timeout_minutes)):
         if value <= 0:
             raise BadInput(f"{flag}: must be positive")
