@@ -15,6 +15,9 @@ from redline_canary.errors import BadInput
 from redline_canary.markers import Problem
 
 _SKIP_NAMES = {"README.md", ".DS_Store"}
+# An installed wheel carries the corpus as package data, and pip byte-compiles every .py
+# in it: those caches are not corpus.
+_SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
 def default_corpus_dir() -> Path:
@@ -51,9 +54,10 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
             stack_files = files.setdefault(stack_dir.name, {k: {} for k in KINDS})
             for path in sorted(stack_dir.rglob("*")):
                 rel = path.relative_to(stack_dir).as_posix()
+                parts = Path(rel).parts
                 if not path.is_file() or path.name in _SKIP_NAMES or any(
-                    part.startswith(".") for part in Path(rel).parts
-                ):
+                    part.startswith(".") or part in _SKIP_DIRS for part in parts
+                ) or path.suffix == ".pyc":
                     continue
                 stack_files[kind][rel] = path.read_bytes()
     if not files:

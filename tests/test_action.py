@@ -23,9 +23,8 @@ import jsonschema
 import pytest
 from actionrunner import Interrupt, Run, Runner, StepRun, load_yaml, run_composite, run_scripts_of
 from clirun import ROOT
-from sandboxing import TOKEN, assert_no_canary_left
+from sandboxing import TOKEN, canary_sandbox
 
-from redline_canary.github_api import CANARY_TOPIC
 from redline_canary.sandbox import BanditReviewer, Sandbox, SilentReviewer
 
 REPO = "acme/canary-python"
@@ -45,10 +44,7 @@ def setup_python(step: Mapping[str, Any], with_: dict[str, str], runner: Runner)
 
 @pytest.fixture()
 def sb() -> Iterator[Sandbox]:
-    with Sandbox(token=TOKEN) as sandbox:
-        sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
-        yield sandbox
-        assert_no_canary_left(sandbox, REPO)
+    yield from canary_sandbox(REPO)
 
 
 def runner_for(tmp_path: Path, **env: str) -> Runner:
@@ -88,7 +84,7 @@ def test_action_end_to_end_with_bandit_on_the_python_stack(sb: Sandbox, tmp_path
 
     # bandit finds 1 of 16 seeds on the python stack and no BLOCKER: the gate fails (exit 1).
     out = run.outputs
-    assert out["exit-code"] == "1" and out["outcome"] == "fail"
+    assert out["exit-code"] == "1" and out["outcome"] == "fail", run.step("run").stderr[-2000:]
     assert out["blocker-recall"] == "0" and out["recall"] == "0.0625"
     assert out["clean-false-positives"] == "0" and out["run-id"] == "gh-4242-1"
     assert run.failed, "fail-on: gate fails the step on exit 1"

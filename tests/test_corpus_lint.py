@@ -114,3 +114,13 @@ def test_score_refuses_a_stack_whose_answer_key_is_broken(corpus: Path, tmp_path
     assert res.returncode == 2 and "unknown rule 'core/no-such-rule'" in res.stderr
     assert "corpus lint" in res.stderr and not hist.exists()
     assert cli("corpus", "show", "--corpus", str(corpus), "--stack", "mini").returncode == 0
+
+
+def test_byte_code_caches_of_an_installed_corpus_are_not_corpus(corpus: Path) -> None:
+    # pip byte-compiles package data: an installed corpus has __pycache__ folders beside it.
+    for kind in ("seeded", "clean"):
+        cache = corpus / kind / "mini" / "__pycache__"
+        cache.mkdir()
+        (cache / "app.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00\x00binary")
+    code, out = lint(corpus)
+    assert code == 0, out

@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 import pytest
 from clirun import ROOT, cli
-from sandboxing import TOKEN, assert_no_canary_left
+from sandboxing import TOKEN, assert_no_canary_left, canary_sandbox
 
 from redline_canary.clock import FakeClock
 from redline_canary.corpus import load_corpus
@@ -39,10 +39,7 @@ FAST = ["--poll-interval", "0.05", "--stable-polls", "2", "--timeout-minutes", "
 
 @pytest.fixture()
 def sb() -> Iterator[Sandbox]:
-    with Sandbox(token=TOKEN) as sandbox:
-        sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
-        yield sandbox
-        assert_no_canary_left(sandbox, REPO)
+    yield from canary_sandbox(REPO)
 
 
 def run_cli(sb: Sandbox, tmp_path: Path, *extra: str, run_id: str = "t1") -> tuple[int, list[dict[str, Any]], str]:

@@ -27,7 +27,7 @@ import jsonschema
 import pytest
 from actionrunner import Run, Runner, StepRun, load_yaml, run_composite, run_job
 from clirun import ROOT, cli
-from sandboxing import TOKEN, assert_no_canary_left
+from sandboxing import TOKEN, assert_no_canary_left, canary_sandbox
 from test_history import record
 
 from redline_canary.github_api import CANARY_TOPIC
@@ -86,10 +86,7 @@ def git(*args: str, cwd: Path) -> str:
 
 @pytest.fixture()
 def sb() -> Iterator[Sandbox]:
-    with Sandbox(token=TOKEN) as sandbox:
-        sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
-        yield sandbox
-        assert_no_canary_left(sandbox, REPO)
+    yield from canary_sandbox(REPO)
 
 
 def metrics_repo(base: Path, workspace: Path, history: list[dict[str, Any]]) -> Path:
