@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from redline_canary import __version__
-from redline_canary.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CanaryError
+from redline_canary.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_PASS, CanaryError
 
 # Order is the order shown in --help.
 COMMAND_MODULES = [
@@ -71,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("redline-canary: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `redline-canary ... | head`: the reader left; say nothing more, fail nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PASS
     return code
 
 
