@@ -42,6 +42,7 @@ CHANNEL_PATHS = {
     "issue_comments": "issues/{n}/comments",
 }
 REACTIONS_PATH = "issues/{n}/reactions"
+PER_PAGE = 100  # GitHub's maximum
 T = TypeVar("T")
 
 
@@ -178,11 +179,16 @@ class GitHubClient:
         return changed
 
     def _get_all(self, url: str, state: ChannelState) -> list[dict[str, Any]] | None:
-        """All pages of a list, or None when page 1 answered 304 Not Modified."""
-        headers = {"If-None-Match": state.etag} if state.etag else {}
+        """All pages of a list, or None when page 1 answered 304 Not Modified.
+
+        Lists are in ascending id order, so new comments land on the *last* page: page 1's
+        ETag only proves "unchanged" while everything fits on it. A longer list is re-read.
+        """
+        single_page = state.items is not None and len(state.items) < PER_PAGE
+        headers = {"If-None-Match": state.etag} if state.etag and single_page else {}
         items: list[dict[str, Any]] = []
         next_url: str | None = url
-        params: dict[str, Any] | None = {"per_page": 100}
+        params: dict[str, Any] | None = {"per_page": PER_PAGE}
         first = True
         route = "GET " + url.rsplit("/", 2)[-2] + "/" + url.rsplit("/", 1)[-1]
         while next_url:

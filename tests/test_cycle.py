@@ -361,3 +361,22 @@ def test_a_repository_without_the_canary_topic_is_refused_before_any_write(tmp_p
         assert [r.method for r in sandbox.requests] == ["GET"]
         assert sandbox.pulls("acme/production-app") == []
         assert not (tmp_path / "h.jsonl").exists()
+
+
+def test_a_comment_on_page_two_is_seen_although_page_one_is_unchanged(sb: Sandbox) -> None:
+    from redline_canary.github_api import ChannelState
+
+    number = sb.create_pull(REPO, "rc/paging", files={"a.py": "x = 1\n"}, title="paging")
+    for i in range(150):
+        sb.add_issue_comment(REPO, number, f"note {i}", author="someone")
+    client = GitHubClient(TOKEN, sb.url)
+    states: dict[str, ChannelState] = {}
+    client.poll(REPO, number, states)
+    assert len(states["issue_comments"].items or []) == 150
+    sb.add_issue_comment(REPO, number, "the 151st, on page two", author="someone")
+    assert client.poll(REPO, number, states) is True
+    assert (states["issue_comments"].items or [])[-1]["body"] == "the 151st, on page two"
+    assert client.poll(REPO, number, states) is False  # unchanged, re-read in full, not lost
+    client.close_pull(REPO, number)
+    client.delete_branch(REPO, "rc/paging")
+    client.close()
