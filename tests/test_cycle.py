@@ -380,3 +380,14 @@ def test_a_comment_on_page_two_is_seen_although_page_one_is_unchanged(sb: Sandbo
     client.close_pull(REPO, number)
     client.delete_branch(REPO, "rc/paging")
     client.close()
+
+
+def test_sandbox_secondary_limit_mode_is_waited_out(sb: Sandbox, tmp_path: Path) -> None:
+    # More than 6 content-creating requests per 2 s window -> 403 + retry-after: 1.
+    sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+    sb.secondary_limit(per_minute=6, window=2.0, retry_after=1)
+    code, records, _ = run_cli(sb, tmp_path, "--confirm", "0")
+    assert code == 1 and [r["outcome"] for r in records] == ["scored", "scored"]
+    limited = [r for r in sb.requests if r.status == 403]
+    assert limited, "the limit should have been hit at least once"
+    assert all(r.method in ("POST", "PATCH", "PUT") for r in limited)
