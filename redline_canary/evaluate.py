@@ -52,7 +52,6 @@ def evaluate(
         extraction=extraction,
         window=settings.window,
         floor=settings.floor,
-        unrated_by_location=profile.unrated == "location",
         cites=profile.cites,
         gate=settings.gate,
         outcome=outcome,

@@ -74,7 +74,3 @@ def render_baseline(newly_missed: Sequence[Mapping[str, Any]],
     if not newly_missed and not newly_caught:
         lines.append("  no change in caught seeds")
     return "\n".join(lines)
-
-
-def render_problems(problems: Sequence[object]) -> str:
-    return "\n".join(str(p) for p in problems)

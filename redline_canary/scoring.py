@@ -55,7 +55,6 @@ class Score:
     findings: list[Finding]
     assignment: Assignment
     floor: Severity
-    unrated_by_location: bool
     gate_passed: bool = False
     gate_reasons: list[str] = field(default_factory=list)
 
@@ -151,7 +150,6 @@ def score_pr(
     extraction: Extraction,
     window: int = DEFAULT_WINDOW,
     floor: Severity = DEFAULT_FLOOR,
-    unrated_by_location: bool = False,
     cites: CitesRule | None = None,
     gate: GateOptions | None = None,
     outcome: str | None = None,
@@ -165,7 +163,6 @@ def score_pr(
     score = Score(
         kind=kind, outcome=final, notice=notice, markers=list(markers), findings=findings,
         assignment=assign(markers, findings, window, cites), floor=floor,
-        unrated_by_location=unrated_by_location,
     )
     score.gate_passed, score.gate_reasons = _gate(score, gate or GateOptions())
     return score
