@@ -25,6 +25,7 @@ RETRY_QUEUE = "orders.payment-events.retry"
 PARKING_QUEUE = "orders.payment-events.parked"
 RETRY_DELAY_MS = 30_000
 MAX_ATTEMPTS = 5
+# BORDERLINE 2 a fixed /tmp path is a shared-temp-dir risk on a multi-user host; inside the container its /tmp is private to the process
 HEARTBEAT_FILE = Path(os.environ.get("HEARTBEAT_FILE", "/tmp/heartbeat"))
 HEARTBEAT_INTERVAL_S = 15
 
