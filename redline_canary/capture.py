@@ -1,8 +1,9 @@
 """A capture: the raw GitHub JSON of one reviewed PR, as ``run`` saves and ``score`` reads.
 
 Shape: ``{"repo": "o/r", "pull": {...}, "review_comments": [...], "reviews": [...],
-"issue_comments": [...], "reactions": [...], "manifest": {...}}`` (``reactions``, on the
-PR itself, is optional). Pure: validation errors name the key.
+"issue_comments": [...], "reactions": [...], "check_runs": [...], "manifest": {...}}``
+(``reactions`` on the PR itself and ``check_runs`` on its head commit are optional).
+Pure: validation errors name the key.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from redline_canary.comments import Comment, comment_from_github
-from redline_canary.profiles.base import comment_from_reaction
+from redline_canary.profiles.base import comment_from_check_run, comment_from_reaction
 
 CHANNEL_KEYS = {"review_comments": "inline", "reviews": "review", "issue_comments": "issue"}
 
@@ -44,6 +45,13 @@ def comments_from_capture(doc: Any) -> list[Comment]:
         if not isinstance(obj, Mapping):
             raise CaptureError(f"reactions[{i}]: expected a JSON object")
         comments.append(comment_from_reaction(obj))
+    checks = doc.get("check_runs", [])
+    if not isinstance(checks, list):
+        raise CaptureError("check_runs: expected a list")
+    for i, obj in enumerate(checks):
+        if not isinstance(obj, Mapping):
+            raise CaptureError(f"check_runs[{i}]: expected a JSON object")
+        comments.append(comment_from_check_run(obj))
     return comments
 
 

@@ -160,7 +160,8 @@ class TargetCycle:
                 if pr.poll.verdict:
                     continue
                 self.client.poll(self.target.repo, pr.number, pr.states,
-                                 reactions=self.profile.reads_reactions)
+                                 reactions=self.profile.reads_reactions,
+                                 head_sha=pr.head_sha if self.profile.reads_check_runs else None)
                 capture = self._capture(pr)
                 comments = comments_from_capture(capture)
                 extraction = self.profile.extract(comments)
@@ -258,7 +259,8 @@ class TargetCycle:
             "repo": t.repo,
             "pull": {"number": pr.number, "head": {"sha": pr.head_sha, "ref": pr.branch}},
             **{ch: list((pr.states.get(ch) or ChannelState()).items or []) for ch in CHANNEL_PATHS},
-            **({"reactions": list(pr.states["reactions"].items or [])} if "reactions" in pr.states else {}),
+            **{extra: list(pr.states[extra].items or [])
+               for extra in ("reactions", "check_runs") if extra in pr.states},
             "manifest": {"stack": t.stack, "kind": pr.kind, "mode": t.mode, "prefix": t.prefix,
                          "fingerprint": self.fingerprint, "reviewer": t.reviewer,
                          "run_id": self.options.run_id, "attempt": pr.attempt},

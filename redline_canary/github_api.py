@@ -163,22 +163,33 @@ class GitHubClient:
             return BaseCommit(branch, str(sha), str(tree))
 
     def poll(self, repo: str, number: int, states: dict[str, ChannelState],
-             reactions: bool = False) -> bool:
-        """Refresh the three channels (and the PR's reactions, for bots that answer with
-        one) with conditional GETs; True when anything changed."""
+             reactions: bool = False, head_sha: str | None = None) -> bool:
+        """Refresh the three channels (plus the PR's reactions and the head commit's check
+        runs, for bots that answer that way) with conditional GETs; True when anything changed."""
         changed = False
-        channels = dict(CHANNEL_PATHS, **({"reactions": REACTIONS_PATH} if reactions else {}))
-        for channel, path in channels.items():
+        channels: dict[str, tuple[str, str | None]] = {
+            ch: (f"/repos/{repo}/{path.format(n=number)}", None) for ch, path in CHANNEL_PATHS.items()}
+        if reactions:
+            channels["reactions"] = (f"/repos/{repo}/{REACTIONS_PATH.format(n=number)}", None)
+        if head_sha:
+            channels["check_runs"] = (f"/repos/{repo}/commits/{head_sha}/check-runs", "check_runs")
+        for channel, (url, key) in channels.items():
             state = states.setdefault(channel, ChannelState())
-            url = f"/repos/{repo}/{path.format(n=number)}"
             with self._infra(f"{repo}#{number}: poll {channel}"):
-                fresh = self.policy.call(partial(self._get_all, url, state))
+                try:
+                    fresh = self.policy.call(partial(self._get_all, url, state, key))
+                except ApiFailure as exc:
+                    # Check runs need the `checks: read` permission many tokens lack:
+                    # without it we simply do not see them, as before.
+                    if channel != "check_runs" or exc.status not in (403, 404):
+                        raise
+                    fresh = []
             if fresh is not None:
                 changed = changed or fresh != state.items
                 state.items = fresh
         return changed
 
-    def _get_all(self, url: str, state: ChannelState) -> list[dict[str, Any]] | None:
+    def _get_all(self, url: str, state: ChannelState, key: str | None = None) -> list[dict[str, Any]] | None:
         """All pages of a list, or None when page 1 answered 304 Not Modified.
 
         Lists are in ascending id order, so new comments land on the *last* page: page 1's
@@ -190,7 +201,7 @@ class GitHubClient:
         next_url: str | None = url
         params: dict[str, Any] | None = {"per_page": PER_PAGE}
         first = True
-        route = "GET " + url.rsplit("/", 2)[-2] + "/" + url.rsplit("/", 1)[-1]
+        route = "GET " + "/".join(url.split("/")[-2:])
         while next_url:
             try:
                 resp = self._http.get(next_url, params=params, headers=headers if first else {})
@@ -203,6 +214,8 @@ class GitHubClient:
             if resp.status_code >= 400:
                 raise ApiFailure(resp.status_code, _message(resp), dict(resp.headers), route)
             page = resp.json()
+            if key is not None and isinstance(page, dict):
+                page = page.get(key)  # check runs come wrapped: {"total_count", "check_runs"}
             if not isinstance(page, list):
                 raise ApiFailure(resp.status_code, "expected a JSON list", what=route)
             items.extend(page)
@@ -220,12 +233,15 @@ class GitHubClient:
                                  lambda: self._repo(repo).get_pull(number).raw_data)
 
     def capture(self, repo: str, number: int) -> dict[str, Any]:
-        """The raw JSON of a PR, its three comment channels and its reactions (``score --repo``)."""
+        """The raw JSON of a PR, its comment channels, reactions and check runs (``score --repo``)."""
+        pull = self.pull(repo, number)
+        head = pull.get("head")
+        sha = head.get("sha") if isinstance(head, dict) else None
         states: dict[str, ChannelState] = {}
-        self.poll(repo, number, states, reactions=True)
+        self.poll(repo, number, states, reactions=True, head_sha=sha if isinstance(sha, str) else None)
         return {
             "repo": repo,
-            "pull": self.pull(repo, number),
+            "pull": pull,
             **{ch: list(state.items or []) for ch, state in states.items()},
             "manifest": {},
         }

@@ -391,3 +391,33 @@ def test_sandbox_secondary_limit_mode_is_waited_out(sb: Sandbox, tmp_path: Path)
     limited = [r for r in sb.requests if r.status == 403]
     assert limited, "the limit should have been hit at least once"
     assert all(r.method in ("POST", "PATCH", "PUT") for r in limited)
+
+
+class _QuietBugbot(ScriptedReviewer):
+    """Bugbot with "hide no bugs found": on clean code only its check run says it finished."""
+
+    def act(self, ctx: Any) -> None:
+        seeded = b"f\"SELECT" in ctx.files().get("app.py", b"")
+        if seeded:
+            ctx.post_review("<!-- BUGBOT_REVIEW --> Cursor Bugbot has reviewed your changes and found 1 "
+                            "potential issue.", "COMMENTED",
+                            [{"path": "app.py", "line": 10, "body": "### SQL built from input\n\n"
+                              "**High Severity**\n\nThe order id is interpolated into the query."}])
+        found = 1 if seeded else 0
+        ctx.post_check_run("Cursor Bugbot", "Final Result: Bugbot completed review and found "
+                           f"{found} potential issues.")
+
+
+def test_bugbot_finished_check_run_makes_a_quiet_clean_pr_clean_not_silent(sb: Sandbox, tmp_path: Path) -> None:
+    from redline_canary.sandbox import Identity
+
+    sb.attach_reviewer(REPO, _QuietBugbot([], identity=Identity("cursor[bot]", 206951365)))
+    code, records, out = run_cli(sb, tmp_path, "--reviewer", "bugbot", "--confirm", "0",
+                                 "--poll-interval", "0.05", "--stable-polls", "50")
+    clean = next(r for r in records if r["kind"] == "clean")
+    seeded = next(r for r in records if r["kind"] == "seeded")
+    assert clean["outcome"] == "scored" and clean["gate"]["passed"], out
+    assert seeded["outcome"] == "scored" and seeded["caught_seeds"][0]["n"] == 2
+    # finished by the check run's done signal, long before 50 stable polls
+    assert all(r["timings"]["polls"] < 50 for r in records)
+    assert code == 1

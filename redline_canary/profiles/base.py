@@ -26,6 +26,9 @@ TRIGGER_KINDS = ("none", "request", "comment")
 # Reactions are not comments on GitHub, but several bots say "done" or "clean" only
 # with one; a capture that records them feeds them through :func:`comment_from_reaction`.
 REACTION_CHANNEL = "reaction"
+# Check runs on the head commit: how Bugbot (and Claude's managed review) say "finished"
+# when their "no issues" comment is switched off. Fed through :func:`comment_from_check_run`.
+CHECK_CHANNEL = "check"
 REACTION_EMOJI = {
     "+1": "👍", "-1": "👎", "laugh": "😄", "confused": "😕", "heart": "❤️",
     "hooray": "🎉", "rocket": "🚀", "eyes": "👀",
@@ -151,6 +154,31 @@ def comment_from_reaction(obj: Mapping[str, Any]) -> Comment:
     )
 
 
+def comment_from_check_run(obj: Mapping[str, Any]) -> Comment:
+    """A check run (``/commits/{sha}/check-runs`` JSON) as a body-only comment.
+
+    Its author is the app (``cursor`` → ``cursor[bot]``); the body reads
+    ``<name>\n<status> <conclusion>\n<output title>\n<output summary>``, so signal rules
+    can match on the check's name and state and on what its summary says.
+    """
+    app = obj.get("app") or {}
+    output = obj.get("output") or {}
+    slug = str(app.get("slug") or "") if isinstance(app, Mapping) else ""
+    out = output if isinstance(output, Mapping) else {}
+    body = "\n".join([
+        str(obj.get("name") or ""),
+        f"{obj.get('status') or ''} {obj.get('conclusion') or ''}".strip(),
+        str(out.get("title") or ""),
+        str(out.get("summary") or ""),
+    ])
+    cid = obj.get("id")
+    return Comment(
+        channel=CHECK_CHANNEL, id=cid if isinstance(cid, int) else 0,
+        login=f"{slug}[bot]" if slug else "", user_id=None, user_type="Bot", body=body,
+        created_at=str(obj.get("completed_at") or obj.get("started_at") or ""),
+    )
+
+
 SeverityTable = tuple[tuple[re.Pattern[str], Severity], ...]
 
 
@@ -173,6 +201,7 @@ class Profile:
     review_signal = "done"
     # Bots that say "done"/"clean" with a reaction on the PR (Codex, Greptile): polled too.
     reads_reactions = False
+    reads_check_runs = False  # poll the head commit's check runs (Bugbot's "finished")
     # (pattern, severity): the earliest match in a body wins. Overrides (from --profiles)
     # are consulted first and fallbacks last, so "Potential issue | Critical" is Critical
     # although the bare category comes first in the line.
@@ -341,8 +370,8 @@ class Profile:
                 matched = self.signal_rule(c)
                 if matched is not None and matched.placeholder:
                     continue
-            if c.channel == REACTION_CHANNEL and signal == "none":
-                continue  # an emoji the dialect gives no meaning says nothing
+            if c.channel in (REACTION_CHANNEL, CHECK_CHANNEL) and signal == "none":
+                continue  # an emoji or check the dialect gives no meaning says nothing
             out.activity += 1
             if signal in ("skipped", "error") or c.is_reply:
                 continue
@@ -363,7 +392,7 @@ class Profile:
                     source="inline", line_scoped=scoped,
                 ))
                 locations = self.inline_extra_locations(c) if self.mine_summaries else []
-            elif self.mine_summaries and c.channel != REACTION_CHANNEL:
+            elif self.mine_summaries and c.channel not in (REACTION_CHANNEL, CHECK_CHANNEL):
                 locations = self.summary_locations(c)
             else:
                 locations = []
@@ -397,6 +426,7 @@ def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> lis
 
 __all__ = [
     "REACTION_CHANNEL", "SIGNALS", "TRIGGER_KINDS", "UNRATED_POLICIES", "Extraction", "Profile",
-    "SeverityTable", "SignalRule", "SummaryLocation", "Trigger", "comment_from_reaction", "dedupe_summary",
+    "SeverityTable", "SignalRule", "SummaryLocation", "Trigger", "comment_from_check_run",
+    "comment_from_reaction", "dedupe_summary",
     "normalize_login", "quote", "rule",
 ]

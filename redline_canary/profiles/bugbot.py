@@ -29,6 +29,7 @@ class BugbotProfile(Profile):
     any_bot = False
     trigger_phrases = ("bugbot run", "cursor review")
     mine_summaries = True
+    reads_check_runs = True
     severity_patterns = compile_table([
         (r"\*\*High Severity\*\*", Severity.BLOCKER),
         (r"\*\*Medium Severity\*\*", Severity.MAJOR),
@@ -40,6 +41,12 @@ class BugbotProfile(Profile):
         rule("skipped", r"\b(?:too large|size limit)\b.{0,200}\bsplit\b|\bsplit\b.{0,200}\b(?:too large|size limit)\b",
              channels=("issue",)),
         rule("progress", r"^\s*👀\s*$", placeholder=True),
+        # The `Cursor Bugbot` check run: its conclusion can be neutral even with findings,
+        # so only its status and its "Final Result" sentence are read.
+        rule("progress", r"\ACursor Bugbot\n(?:queued|in_progress)", channels=("check",), placeholder=True),
+        rule("clean", r"\ACursor Bugbot\ncompleted\b[\s\S]*found (?:0|no) potential issues",
+             channels=("check",)),
+        rule("done", r"\ACursor Bugbot\ncompleted\b", channels=("check",)),
         rule("clean", r"found no new issues|found no bugs"),
         rule("done", r"BUGBOT_REVIEW|Bugbot has reviewed your changes|Bugbot completed review"),
     )

@@ -930,3 +930,20 @@ for _path, _slug in (
     route("GET", _path, f"{D_REACT}#list-reactions-for-an-{_slug}", I_READ)(_list_reactions)
     route("POST", _path, f"{D_REACT}#create-reaction-for-an-{_slug}", I_WRITE)(_create_reaction)
     route("DELETE", _path + "/{reaction_id}", f"{D_REACT}#delete-an-{_slug}-reaction", I_WRITE)(_delete_reaction)
+
+
+# --- check runs (read-only: simulated reviewers post them in-process) ------------------
+
+D_CHECKS = "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference"
+
+
+@route("GET", f"{R}/commits/{{ref}}/check-runs", D_CHECKS, "checks=read")
+def list_check_runs(call: Call) -> Reply:
+    repo = call.repo
+    ref = call.params["ref"]
+    sha = ref if re.fullmatch(r"[0-9a-f]{40}", ref) else repo.branch_sha(ref.removeprefix("heads/"))
+    runs = [r for r in repo.check_runs if r["head_sha"] == sha]
+    name = call.q("check_name")
+    if name:
+        runs = [r for r in runs if r["name"] == name]
+    return Reply(200, {"total_count": len(runs), "check_runs": runs})

@@ -246,6 +246,7 @@ class Repo:
     labels: dict[str, Label] = field(default_factory=dict)  # lower-cased name -> label
     issues: dict[int, Issue] = field(default_factory=dict)
     next_number: int = 1
+    check_runs: list[dict[str, Any]] = field(default_factory=list)  # GitHub JSON, any head sha
 
     @property
     def full_name(self) -> str:

@@ -167,6 +167,25 @@ class ReviewContext:
             self._state.edit_issue_comment(comment, body)
         self.hub.note(self, "edit", comment_id)
 
+    def post_check_run(self, name: str, summary: str, *, status: str = "completed",
+                       conclusion: str | None = "neutral", title: str = "") -> None:
+        """A check run on the PR's head commit, as the reviewer's app (Bugbot's "finished")."""
+        ident = self.reviewer.identity
+        with self._state.lock:
+            run_id = 4_000_000 + len(self.repo.check_runs) + 1
+            self.repo.check_runs.append({
+                "id": run_id, "name": name, "head_sha": self.head_sha, "status": status,
+                "conclusion": conclusion if status == "completed" else None,
+                "started_at": _iso(self._state.clock()),
+                "completed_at": _iso(self._state.clock()) if status == "completed" else None,
+                "output": {"title": title or name, "summary": summary, "text": None,
+                           "annotations_count": 0},
+                "app": {"id": ident.user_id, "slug": ident.login.removesuffix("[bot]"),
+                        "name": ident.login.removesuffix("[bot]")},
+                "pull_requests": [{"number": self.number}],
+            })
+        self.hub.note(self, "check_run", run_id)
+
     def react_to_pull(self, content: str) -> None:
         """A reaction on the PR itself: how Codex says "reviewed, nothing to report"."""
         with self._state.lock:
@@ -645,3 +664,7 @@ __all__ = [
     "ScriptedReviewer",
     "SilentReviewer",
 ]
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
