@@ -165,12 +165,11 @@ class TargetCycle:
                 capture = self._capture(pr)
                 comments = comments_from_capture(capture)
                 extraction = self.profile.extract(comments)
-                before = describe(pr.poll, config, pr.poll.started_at)
+                before = (pr.poll.activity, pr.poll.stable)
                 observe(pr.poll, config, self.clock.now(),
                         activity_fingerprint(comments, self.profile), extraction)
-                line = describe(pr.poll, config, self.clock.now())
-                if line.split(" elapsed")[1] != before.split(" elapsed")[1] or pr.poll.verdict:
-                    self.progress(self._label(pr), line)
+                if (pr.poll.activity, pr.poll.stable) != before or pr.poll.verdict:
+                    self.progress(self._label(pr), describe(pr.poll, config, self.clock.now()))
             if all(pr.poll and pr.poll.verdict for pr in prs):
                 return
             self.clock.sleep(config.interval)

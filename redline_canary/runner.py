@@ -145,8 +145,7 @@ def summary_table(records: list[dict[str, Any]]) -> str:
         rows.append([
             f"{r['repo']} {r['stack']}" + (f" #{r['attempt']}" if r.get("attempt", 1) > 1 else ""),
             r["kind"], r["outcome"],
-            fmt_rate(b["caught"], b["markers"], r.get("blocker_recall_ci95")).split(",")[0] + ")"
-            if scored and seeded and b["markers"] else "-",
+            fmt_rate(b["caught"], b["markers"], None) if scored and seeded and b["markers"] else "-",
             fmt_rate(r["caught"], r["markers"], r.get("recall_ci95")) if scored and seeded else "-",
             str(r["undercalled"]) if scored and seeded else "-",
             str(r["clean_false_positives"]) if scored and not seeded else "-",

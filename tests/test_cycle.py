@@ -315,6 +315,7 @@ def test_demo_runs_end_to_end_offline(tmp_path: Path) -> None:
     hist = tmp_path / "demo.jsonl"
     res = cli("demo", "--history", str(hist), "--json", timeout=120)
     assert res.returncode == 3, res.stderr  # the silent reviewer's exit code wins
+    assert "teardown: 0 PR(s) and 0 canary branch(es) left" in res.stderr
     records = [json.loads(line) for line in res.stdout.splitlines()]
     assert len(records) == 6 and hist.read_text().count("\n") == 6
     assert {r["outcome"] for r in records} == {"scored", "silent"}

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary.corpus import load_corpus
-from redline_canary.cycle import CycleOptions
-from redline_canary.errors import BadInput
+from redline_canary.cycle import BRANCH_PREFIX, CycleOptions
+from redline_canary.errors import BadInput, InfraFailure
 from redline_canary.github_api import CANARY_TOPIC
 from redline_canary.polling import PollConfig
 from redline_canary.runner import ProgressPrinter, run_targets, summary_table
@@ -54,13 +54,17 @@ def run_demo(args: argparse.Namespace) -> int:
         result = run_targets(targets, corpus, options, token=DEMO_TOKEN, api_url=sb.url,
                              parallel=len(targets), history=history,
                              progress=ProgressPrinter(sys.stderr))
-        leftovers = [p for t in targets for p in sb.open_pulls(t.repo)]
+        open_prs = sum(len(sb.open_pulls(t.repo)) for t in targets)
+        branches = sum(b.startswith(BRANCH_PREFIX) for t in targets for b in sb.branches(t.repo))
     if args.json:
         for r in result.records:
             print(json.dumps(r))
     else:
         print(summary_table(result.records))
         print(f"\nhistory: {len(result.records)} record(s) appended to {history}")
-        print(f"teardown: {len(leftovers)} PR(s) left open; took {time.monotonic() - started:.1f}s")
         print(f"exit code {result.exit_code} (0 pass, 1 gate failed, 3 silent reviewer)")
+    print(f"teardown: {open_prs} PR(s) and {branches} canary branch(es) left; "
+          f"took {time.monotonic() - started:.1f}s", file=sys.stderr)
+    if open_prs or branches:
+        raise InfraFailure("demo: teardown left canary PRs or branches behind")
     return result.exit_code
