@@ -75,10 +75,12 @@ def pr_text(target: Target, kind: str, run_id: str) -> tuple[str, str, str]:
     marker = RUN_MARKER.format(run_id=run_id)
     if target.mode == "marked":
         title = f"redline-canary: {kind} corpus for {target.stack}"
-        return title, f"{title}. Do not merge.\n\n{marker}\n", title
+        return title, f"{title}. Do not merge.\n\n{marker}\n", f"{title}\n\n{marker}\n"
     title = f"Refresh {target.stack} module"
     body = f"Routine refresh of the {target.stack} module.\n\n{marker}\n"
-    return title, body, title
+    # The commit carries the run marker too: the janitor deletes a branch only when its
+    # head commit says this tool made it (a branch can outlive its PR, or never get one).
+    return title, body, f"{title}\n\n{marker}\n"
 
 
 class TargetCycle:
