@@ -14,7 +14,16 @@ import sys
 from collections.abc import Sequence
 
 from redline_canary import __version__
-from redline_canary.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_PASS, CanaryError
+from redline_canary.crash import crash_line, write_crash_log
+from redline_canary.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_PASS,
+    CanaryError,
+    mask,
+    one_line,
+)
 
 # Order is the order shown in --help.
 COMMAND_MODULES = [
@@ -67,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except CanaryError as exc:
-        print(f"redline-canary: {exc}", file=sys.stderr)
+        print(f"redline-canary: {one_line(mask(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("redline-canary: interrupted", file=sys.stderr)
@@ -76,6 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `redline-canary ... | head`: the reader left; say nothing more, fail nothing.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PASS
+    except Exception as exc:  # a bug: exit 5 with a crash log, never a traceback read as a verdict
+        print(f"redline-canary: {crash_line(exc, write_crash_log(exc, ' '.join(argv or sys.argv[1:])))}",
+              file=sys.stderr)
+        return EXIT_INTERNAL
     return code
 
 

@@ -30,6 +30,13 @@ class RealClock:
 
     def __init__(self, cancel: threading.Event | None = None) -> None:
         self.cancel = cancel or threading.Event()
+        self.cancelled_at: float | None = None
+
+    def request_cancel(self) -> None:
+        """What a signal handler calls: remember when, so teardown knows its budget."""
+        if self.cancelled_at is None:
+            self.cancelled_at = self.now()
+        self.cancel.set()
 
     def now(self) -> float:
         return time.monotonic()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +19,11 @@ from redline_canary import __version__
 from redline_canary.capture import comments_from_capture
 from redline_canary.clock import Cancelled, Clock, RealClock, utc_now_iso
 from redline_canary.corpus_model import CorpusData, fingerprint, publish
-from redline_canary.errors import BadInput, CanaryError
+from redline_canary.errors import BadInput, CanaryError, mask
 from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.github_api import CHANNEL_PATHS, BaseCommit, ChannelState, GitHubClient
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile
-from redline_canary.pacing import Pacer
 from redline_canary.polling import PollConfig, PollState, activity_fingerprint, describe, observe
 from redline_canary.profiles.base import Profile
 from redline_canary.retrying import RetryPolicy
@@ -35,6 +34,7 @@ from redline_canary.targets import Target
 LABEL = "redline-exempt"
 BRANCH_PREFIX = "rc/"
 RUN_MARKER = "<!-- rc:run={run_id} -->"
+TEARDOWN_BUDGET = 6.5  # seconds after a signal; GitHub Actions sends SIGKILL at 7.5
 Progress = Callable[[str, str], None]
 
 
@@ -50,6 +50,17 @@ class CycleOptions:
     branch_prefix: str = BRANCH_PREFIX
     save_captures: Path | None = None
     profiles_file: str | None = None
+
+
+@dataclass
+class Leftovers:
+    """What teardown could not remove; reported with exit 4, for the janitor to finish."""
+
+    pulls: list[int] = field(default_factory=list)
+    branches: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.pulls or self.branches)
 
 
 @dataclass
@@ -97,6 +108,7 @@ class TargetCycle:
         self.profile: Profile = load_profile(target.reviewer, target.logins, options.profiles_file)
         self.prs: list[OpenPR] = []
         self.records: list[dict[str, Any]] = []
+        self.leftovers = Leftovers()
         self.fingerprint = fingerprint(corpus, target.stack)
         self.started = clock.now()
 
@@ -114,23 +126,37 @@ class TargetCycle:
         except Cancelled:
             self._record_unscored("cancelled", None)
             raise
-        except BadInput:
-            raise  # a configuration mistake is not a measurement: nothing is recorded
+        except BadInput as exc:
+            # A configuration mistake is not a measurement: nothing is recorded, unless a
+            # PR was already opened (a permission missing on a later write): it gets its record.
+            if any(pr.number is not None for pr in self.prs):
+                self._record_unscored("error", str(exc), opened_only=True)
+            raise
         except CanaryError as exc:
             self._record_unscored("error", str(exc))
+            raise
+        except Exception as exc:  # a bug: the PRs still get records and teardown
+            self._record_unscored("error", f"internal error: {exc.__class__.__name__}: {exc}")
             raise
         finally:
             self.teardown()
         return self.records
 
-    def _record_unscored(self, outcome: str, notice: str | None) -> None:
-        """Every PR of this cycle gets a record, even when the cycle could not finish."""
+    def _record_unscored(self, outcome: str, notice: str | None, *, opened_only: bool = False) -> None:
+        """Every PR of this cycle gets a record, even when the cycle could not finish; a
+        capture that broke the scorer is recorded without its comments rather than lost."""
         prs = self.prs or [OpenPR(kind, 1, "") for kind in ("seeded", "clean")]
         for pr in prs:
-            if not any(r["kind"] == pr.kind and r["attempt"] == pr.attempt for r in self.records):
+            if opened_only and pr.number is None:
+                continue
+            if any(r["kind"] == pr.kind and r["attempt"] == pr.attempt for r in self.records):
+                continue
+            try:
                 record = self._score(pr, outcome=outcome)
-                record["notice"] = notice or record.get("notice")
-                self.records.append(record)
+            except Exception:
+                record = self._score(pr, outcome=outcome, comments=False)
+            record["notice"] = mask(notice or record.get("notice") or "")[:1000] or None
+            self.records.append(record)
 
     def _open(self, base: BaseCommit, kind: str, attempt: int) -> OpenPR:
         t = self.target
@@ -145,7 +171,7 @@ class TargetCycle:
         self.client.add_label(t.repo, pr.number, self.options.label)
         trigger = self.profile.trigger
         if trigger.kind == "request" and trigger.value:
-            self.client.request_reviewer(t.repo, pr.number, trigger.value)
+            self.client.request_reviewer(t.repo, pr.number, trigger.value, accept=frozenset(self.profile.logins))
         elif trigger.kind == "comment" and trigger.value:
             self.client.comment(t.repo, pr.number,
                                 f"{trigger.value}\n\n{RUN_MARKER.format(run_id=self.options.run_id)}")
@@ -176,9 +202,9 @@ class TargetCycle:
                 return
             self.clock.sleep(config.interval)
 
-    def _score(self, pr: OpenPR, outcome: str | None = None) -> dict[str, Any]:
+    def _score(self, pr: OpenPR, outcome: str | None = None, *, comments: bool = True) -> dict[str, Any]:
         t = self.target
-        capture = self._capture(pr)
+        capture = self._capture(pr, comments=comments)
         settings = ScoreSettings(stack=t.stack, kind=pr.kind, mode=t.mode, prefix=t.prefix,
                                  window=self.options.window, floor=self.options.floor,
                                  gate=self.options.gate)
@@ -204,9 +230,7 @@ class TargetCycle:
             outcome = "error"
         _score, record = evaluate(capture, self.corpus, settings, self.profile, meta, outcome)
         if self.options.save_captures:
-            self.options.save_captures.mkdir(parents=True, exist_ok=True)
-            name = f"{self.options.run_id}-{t.repo.replace('/', '_')}-{t.stack}-{pr.kind}-{pr.attempt}.json"
-            (self.options.save_captures / name).write_text(json.dumps(capture, indent=1))
+            self._save_capture(pr, capture)
         self.progress(self._label(pr), f"{record['outcome']}, gate "
                       + ("passed" if record["gate"]["passed"] else "failed"))
         return record
@@ -232,36 +256,70 @@ class TargetCycle:
             self.records.append(record)
 
     def teardown(self) -> None:
-        """Close every PR and delete every branch this cycle made, always.
+        """Close every PR and delete every branch this cycle made, whatever went wrong.
 
-        After a signal the runner kills us 7.5 s later, so retries are bounded to fit and the
-        pacing queue is skipped; otherwise teardown gets the full retry policy (a secondary
-        rate limit must be waited out, not leave a PR open).
+        Any exception type is caught per step, so one failure never skips the next PR.
+        After a signal the runner is killed ``TEARDOWN_BUDGET`` seconds later (GitHub
+        Actions sends SIGKILL 7.5 s after SIGINT): the retry policy then gets that deadline,
+        on a clock that still sleeps, and skips the pacing queue; short ``Retry-After``
+        waits are spent inside the budget. Otherwise teardown gets the full retry policy (a
+        secondary rate limit must be waited out, not leave a PR open). Deleting the head
+        branch closes a PR on GitHub too, so a PR whose close failed is checked again after
+        its branch went. What is still left is in ``leftovers`` for the runner to report.
         """
-        if isinstance(self.clock, RealClock) and self.clock.cancel.is_set():
+        policy: RetryPolicy | None = None
+        pace = True
+        cancelled_at = getattr(self.clock, "cancelled_at", None)
+        if isinstance(cancelled_at, float):
             calm = RealClock()  # the cancelled clock raises on sleep; this one just sleeps
-            self.client.policy = RetryPolicy(max_attempts=3, max_total_wait=1.0, clock=calm)  # per request
-            self.client.pacer = Pacer(calm, 10_000, 10_000)
+            policy = self.client.policy.with_deadline(cancelled_at + TEARDOWN_BUDGET, max_attempts=8)
+            policy = replace(policy, clock=calm)
+            pace = False
+        repo = self.target.repo
         for pr in self.prs:
+            closed = pr.number is None
+            if pr.number is not None:
+                try:
+                    self.client.close_pull(repo, pr.number, policy=policy, pace=pace)
+                    closed = True
+                except Exception as exc:
+                    self.progress(self._label(pr), f"teardown: could not close PR #{pr.number}: {exc}")
+            deleted = False
             try:
-                if pr.number is not None:
-                    self.client.close_pull(self.target.repo, pr.number)
-            except CanaryError as exc:
-                self.progress(self._label(pr), f"teardown: could not close PR: {exc}")
-            try:
-                self.client.delete_branch(self.target.repo, pr.branch)
-            except CanaryError as exc:
-                self.progress(self._label(pr), f"teardown: could not delete branch: {exc}")
+                self.client.delete_branch(repo, pr.branch, policy=policy, pace=pace)
+                deleted = True
+            except Exception as exc:
+                self.progress(self._label(pr), f"teardown: could not delete branch {pr.branch}: {exc}")
+            if not closed and deleted and pr.number is not None:
+                try:
+                    closed = not self.client.pull_is_open(repo, pr.number, policy=policy)
+                except Exception as exc:
+                    self.progress(self._label(pr), f"teardown: could not check PR #{pr.number}: {exc}")
+            if not closed and pr.number is not None:
+                self.leftovers.pulls.append(pr.number)
+            if not deleted:
+                self.leftovers.branches.append(pr.branch)
 
     # --- helpers ------------------------------------------------------------------
-    def _capture(self, pr: OpenPR) -> dict[str, Any]:
+    def _save_capture(self, pr: OpenPR, capture: dict[str, Any]) -> None:
+        """A capture that cannot be saved (full disk) costs the capture, never the record."""
+        assert self.options.save_captures is not None
         t = self.target
+        name = f"{self.options.run_id}-{t.repo.replace('/', '_')}-{t.stack}-{pr.kind}-{pr.attempt}.json"
+        try:
+            self.options.save_captures.mkdir(parents=True, exist_ok=True)
+            (self.options.save_captures / name).write_text(json.dumps(capture, indent=1))
+        except OSError as exc:
+            self.progress(self._label(pr), f"could not save the capture {name}: {exc.strerror}")
+
+    def _capture(self, pr: OpenPR, *, comments: bool = True) -> dict[str, Any]:
+        t = self.target
+        channels = tuple(CHANNEL_PATHS) + tuple(x for x in ("reactions", "check_runs") if x in pr.states)
         return {
             "repo": t.repo,
             "pull": {"number": pr.number, "head": {"sha": pr.head_sha, "ref": pr.branch}},
-            **{ch: list((pr.states.get(ch) or ChannelState()).items or []) for ch in CHANNEL_PATHS},
-            **{extra: list(pr.states[extra].items or [])
-               for extra in ("reactions", "check_runs") if extra in pr.states},
+            **{ch: list((pr.states.get(ch) or ChannelState()).items or []) if comments else []
+               for ch in channels},
             "manifest": {"stack": t.stack, "kind": pr.kind, "mode": t.mode, "prefix": t.prefix,
                          "fingerprint": self.fingerprint, "reviewer": t.reviewer,
                          "run_id": self.options.run_id, "attempt": pr.attempt},

@@ -1,35 +1,38 @@
-"""The one seam to GitHub: PyGithub for writes, httpx for conditional polling reads.
+"""The one seam to GitHub: every request of the product goes through :meth:`GitHubClient._send`.
 
-Every request goes through :class:`RetryPolicy` (one module decides waits) and every
-content-creating request takes a :class:`Pacer` slot. Creates are idempotent: on a
-conflict or a transient failure we look for the object before trying again, so a retried
-run never leaves a second branch or PR behind. Tokens go to the HTTP clients only: they
-are never formatted into messages, logs or exceptions.
+One httpx client speaks the ~15 routes the cycle needs, so one place decides what a
+response means (``_decipher``), what is retried (:class:`RetryPolicy`), what is paced
+(every content-creating request takes a :class:`Pacer` slot) and where the token may go:
+
+* the token rides only in the ``Authorization`` header of requests to the API origin; a
+  redirect is followed without it, a pagination ``Link`` is followed only to the API's own
+  scheme, host and port, at most ``MAX_PAGES`` pages and never the same URL twice;
+* nothing the client raises contains a request header, and every message passes GitHub's
+  text through ``_clean`` (control characters out, length bounded);
+* creates look before they retry: a 5xx, a dropped connection or a garbled body may hide a
+  write that happened, so the object is looked up first and reused when it exists.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
-from github import Auth, Github, GithubException, InputGitTreeElement
-from github.GitCommit import GitCommit
-from github.GitTree import GitTree
-from github.Repository import Repository
 
 from redline_canary import __version__
 from redline_canary.clock import Clock, RealClock
-from redline_canary.errors import BadInput, InfraFailure
+from redline_canary.errors import BadInput, InfraFailure, register_secret
 from redline_canary.pacing import Pacer
-from redline_canary.retrying import ApiFailure, RetryPolicy
+from redline_canary.retrying import ApiFailure, RetryPolicy, time_scale_from_env
 
 DEFAULT_API_URL = "https://api.github.com"
 TOKEN_VARS = ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN")
@@ -43,24 +46,52 @@ CHANNEL_PATHS = {
 }
 REACTIONS_PATH = "issues/{n}/reactions"
 PER_PAGE = 100  # GitHub's maximum
+MAX_PAGES = 50  # 5 000 items per list: far beyond any review, short of a runaway loop
+MAX_REDIRECTS = 3
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 T = TypeVar("T")
 
 
-def token_from_env() -> str:
+def token_from_env(environ: dict[str, str] | None = None) -> str:
+    env = os.environ if environ is None else environ
     for var in TOKEN_VARS:
-        value = os.environ.get(var, "").strip()
+        value = env.get(var, "").strip()
         if value:
+            check_token(value, var)
             return value
     raise BadInput(f"no token: set {' or '.join(TOKEN_VARS)}")
 
 
-def _failure(exc: GithubException, what: str) -> ApiFailure:
-    data = exc.data if isinstance(exc.data, dict) else {}
-    message = str(data.get("message") or "")
-    errors = data.get("errors")
-    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
-        message += f" ({errors[0].get('message') or errors[0].get('code') or ''})"
-    return ApiFailure(exc.status, message, dict(exc.headers or {}), what)
+def check_token(token: str, source: str = "token") -> None:
+    """A token must fit in an HTTP header; say so before it reaches an encoder's traceback."""
+    if not token.isascii() or not token.isprintable() or any(c.isspace() for c in token):
+        raise BadInput(f"{source}: the token contains characters HTTP headers cannot carry")
+
+
+def check_api_url(url: str) -> str:
+    """An http(s) URL with a host and nothing that could smuggle credentials or a query."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadInput(f"--api-url: expected an http(s) URL like {DEFAULT_API_URL}, got {_clean(url)!r}")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise BadInput("--api-url: must not carry credentials, a query or a fragment")
+    try:
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        raise BadInput(f"--api-url: bad port in {_clean(url)!r}") from None
+    return url.strip().rstrip("/")
+
+
+def _clean(text: object, limit: int = 200) -> str:
+    """GitHub's words, safe for a one-line message: no control characters, bounded."""
+    out = _CONTROL.sub(" ", str(text)).strip()
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
+    u = httpx.URL(str(url))
+    port = u.port or (443 if u.scheme == "https" else 80)
+    return u.scheme, u.host, port
 
 
 @dataclass(frozen=True)
@@ -82,17 +113,16 @@ class GitHubClient:
     def __init__(self, token: str, api_url: str | None = None, *, clock: Clock | None = None,
                  policy: RetryPolicy | None = None, pacer: Pacer | None = None,
                  timeout: float = 30.0) -> None:
-        self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
+        check_token(token)
+        register_secret(token)
+        self.api_url = check_api_url(api_url or DEFAULT_API_URL)
+        self._origin = _origin(self.api_url)
         self.clock = clock or RealClock()
-        self.policy = policy or RetryPolicy(clock=self.clock)
+        scale = time_scale_from_env()
+        self.policy = policy or RetryPolicy(clock=self.clock, scale=scale)
         self.pacer = pacer or Pacer(self.clock)
-        # PyGithub must neither retry on its own (a blind POST retry could duplicate)
-        # nor sleep between requests: pacing and retries live in one place, here.
-        self._gh = Github(auth=Auth.Token(token), base_url=self.api_url, retry=None,
-                          seconds_between_requests=None, seconds_between_writes=None,
-                          timeout=int(timeout), user_agent=f"redline-canary/{__version__}", lazy=True)
         self._http = httpx.Client(
-            base_url=self.api_url, timeout=timeout,
+            base_url=self.api_url, timeout=timeout * scale, follow_redirects=False,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
                      "X-GitHub-Api-Version": "2022-11-28",
                      "User-Agent": f"redline-canary/{__version__}"},
@@ -108,76 +138,162 @@ class GitHubClient:
         with self._lock:
             self.counts[key] += 1
 
-    def _gh_call(self, what: str, fn: Callable[[], T], *, write: bool = False,
-                 retry_transient: bool = True) -> T:
+    def _send(self, method: str, route: str, url: str, *, body: Any = None,
+              params: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
+              pace: bool = True) -> httpx.Response:
+        """One request, one answer: an httpx.Response (2xx or 304) or an ApiFailure."""
+        what = f"{method} {route}"
+        if pace and method != "GET":
+            self.pacer.acquire()
+        self._count(what)
+        try:
+            resp = self._http.request(method, url, json=body, params=params, headers=headers)
+            for _hop in range(MAX_REDIRECTS):
+                nxt = resp.next_request
+                if not resp.is_redirect or nxt is None:
+                    break
+                nxt.headers.pop("Authorization", None)  # a redirect never carries the token
+                resp = self._http.send(nxt)
+        except httpx.HTTPError as exc:
+            raise ApiFailure(0, exc.__class__.__name__, what=what) from None
+        _decipher(resp, what)
+        return resp
+
+    def _json(self, method: str, route: str, url: str, *, body: Any = None,
+              params: dict[str, Any] | None = None, pace: bool = True) -> Any:
+        resp = self._send(method, route, url, body=body, params=params, pace=pace)
+        return _decode(resp, f"{method} {route}")
+
+    def _get(self, route: str, url: str, *, params: dict[str, Any] | None = None,
+             policy: RetryPolicy | None = None) -> Any:
+        return (policy or self.policy).call(lambda: self._json("GET", route, url, params=params))
+
+    def _create(self, method: str, route: str, url: str, body: Any, look: Callable[[], T | None],
+                parse: Callable[[Any], T], *, policy: RetryPolicy | None = None,
+                on_failure: Callable[[ApiFailure], T | None] | None = None) -> T:
+        """A content-creating request, retried by the look-first rule: after a failure that
+        may hide a success, ``look`` for the object and reuse it; create again only if absent."""
+
         def once() -> T:
-            if write:
-                self.pacer.acquire()
-            self._count(what)
             try:
-                return fn()
-            except GithubException as exc:
-                raise _failure(exc, what) from None
-            except (OSError, httpx.TransportError) as exc:
-                raise ApiFailure(0, exc.__class__.__name__, what=what) from None
-            except Exception as exc:  # requests' connection errors, raised through PyGithub
-                if exc.__class__.__module__.startswith(("requests", "urllib3")):
-                    raise ApiFailure(0, exc.__class__.__name__, what=what) from None
+                return parse(self._json(method, route, url, body=body))
+            except ApiFailure as exc:
+                if on_failure is not None:
+                    handled = on_failure(exc)
+                    if handled is not None:
+                        return handled
+                if exc.transient:
+                    found = look()
+                    if found is not None:
+                        return found
                 raise
 
-        return self.policy.call(once, retry_transient=retry_transient)
+        return (policy or self.policy).call(once)
 
-    def _repo(self, full_name: str) -> Repository:
-        return self._gh.get_repo(full_name)
+    def _paginate(self, route: str, url: str, *, params: dict[str, Any] | None = None,
+                  key: str | None = None, etag: str | None = None,
+                  ) -> tuple[list[dict[str, Any]] | None, str | None]:
+        """All pages of a list (None when page 1 answered 304) and page 1's ETag.
+
+        Follows ``rel="next"`` only on the API's own origin, at most MAX_PAGES pages, and
+        stops on a URL it has already read (a Link pointing back at itself).
+        """
+        items: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        next_url: str | None = url
+        page_params: dict[str, Any] | None = {"per_page": PER_PAGE, **(params or {})}
+        first_etag: str | None = None
+        for page_number in range(MAX_PAGES):
+            assert next_url is not None
+            headers = {"If-None-Match": etag} if etag and page_number == 0 else None
+            resp = self._send("GET", route, next_url, params=page_params, headers=headers)
+            if resp.status_code == 304:
+                self._count(f"GET {route} 304")
+                return None, etag
+            page = _decode(resp, f"GET {route}")
+            if key is not None and isinstance(page, dict):
+                page = page.get(key)  # check runs come wrapped: {"total_count", "check_runs"}
+            if not isinstance(page, list) or not all(isinstance(x, dict) for x in page):
+                raise ApiFailure(resp.status_code, "expected a JSON list of objects", what=f"GET {route}",
+                                 malformed=True)
+            items.extend(page)
+            if page_number == 0:
+                first_etag = resp.headers.get("etag")
+            seen.add(str(resp.request.url))
+            nxt = resp.links.get("next", {}).get("url")
+            if not nxt:
+                break
+            absolute = resp.request.url.join(nxt)
+            if _origin(absolute) != self._origin or str(absolute) in seen:
+                break  # another host must never see the token; a loop must never spin
+            next_url, page_params = str(absolute), None
+        return items, first_etag
+
+    def _repo_url(self, repo: str, tail: str = "") -> str:
+        owner, _, name = repo.partition("/")
+        return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}" + (f"/{tail}" if tail else "")
 
     @contextmanager
-    def _infra(self, what: str) -> Iterator[None]:
+    def _infra(self, what: str, *, not_found_is_config: bool = False) -> Iterator[None]:
         """Turn a final ApiFailure into the exit-code exceptions the CLI understands."""
         try:
             yield
         except ApiFailure as exc:
-            if exc.status in (401, 404):
+            if exc.permission_denied:
+                raise BadInput(f"{what}: the token lacks a permission this needs: {exc.missing_permission} "
+                               f"(GitHub: {exc.message})") from None
+            if exc.status == 401 or (exc.status == 404 and not_found_is_config):
                 raise BadInput(f"{what}: GitHub answered {exc.status} {exc.message} "
                                "(check the repository name, the API URL and the token)") from None
             raise InfraFailure(f"{what}: {exc}") from None
 
     # --- reads --------------------------------------------------------------------
+    def repository(self, repo: str) -> dict[str, Any]:
+        with self._infra(f"{repo}", not_found_is_config=True):
+            data = self._get("/repos/{owner}/{repo}", self._repo_url(repo))
+        if not isinstance(data, dict):
+            raise InfraFailure(f"{repo}: GitHub answered a repository that is not a JSON object")
+        return data
+
     def preflight(self, repo: str, base: str | None) -> BaseCommit:
         """The base branch's head; BadInput when the token cannot push there."""
-        with self._infra(f"{repo}: preflight"):
-            data = self._gh_call("GET /repos/{o}/{r}", lambda: self._gh.get_repo(repo).raw_data)
-            perms = data.get("permissions")
-            if isinstance(perms, dict) and not perms.get("push", False):
-                raise BadInput(f"{repo}: the token cannot push to this repository")
-            if data.get("archived"):
-                raise BadInput(f"{repo}: the repository is archived")
-            if CANARY_TOPIC not in (data.get("topics") or []):
-                raise BadInput(f"{repo}: not a canary repository: add the topic '{CANARY_TOPIC}' to it "
-                               "(repository settings, About, Topics) to allow seeded pull requests")
-            branch = base or str(data.get("default_branch") or "main")
-            r = self._repo(repo)
-            sha = self._gh_call("GET /repos/{o}/{r}/git/ref/{ref}",
-                                lambda: r.get_git_ref(f"heads/{branch}").object.sha)
-            tree = self._gh_call("GET /repos/{o}/{r}/git/commits/{sha}",
-                                 lambda: r.get_git_commit(sha).tree.sha)
-            return BaseCommit(branch, str(sha), str(tree))
+        data = self.repository(repo)
+        perms = data.get("permissions")
+        if isinstance(perms, dict) and not perms.get("push", False):
+            raise BadInput(f"{repo}: the token cannot push to this repository")
+        if data.get("archived"):
+            raise BadInput(f"{repo}: the repository is archived")
+        require_topic(repo, data)
+        default = data.get("default_branch")
+        branch = base or (default if isinstance(default, str) and default else "main")
+        with self._infra(f"{repo}: preflight", not_found_is_config=True):
+            ref = self._get("/repos/{owner}/{repo}/git/ref/{ref}",
+                            self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}"))
+            sha = _dig(ref, "object", "sha")
+            commit = self._get("/repos/{owner}/{repo}/git/commits/{commit_sha}",
+                               self._repo_url(repo, f"git/commits/{sha}"))
+            tree = _dig(commit, "tree", "sha")
+        return BaseCommit(branch, sha, tree)
 
     def poll(self, repo: str, number: int, states: dict[str, ChannelState],
              reactions: bool = False, head_sha: str | None = None) -> bool:
         """Refresh the three channels (plus the PR's reactions and the head commit's check
         runs, for bots that answer that way) with conditional GETs; True when anything changed."""
         changed = False
-        channels: dict[str, tuple[str, str | None]] = {
-            ch: (f"/repos/{repo}/{path.format(n=number)}", None) for ch, path in CHANNEL_PATHS.items()}
+        channels: dict[str, tuple[str, str, str | None]] = {
+            ch: ("/repos/{owner}/{repo}/" + _template(path), self._repo_url(repo, path.format(n=number)), None)
+            for ch, path in CHANNEL_PATHS.items()}
         if reactions:
-            channels["reactions"] = (f"/repos/{repo}/{REACTIONS_PATH.format(n=number)}", None)
+            channels["reactions"] = ("/repos/{owner}/{repo}/issues/{issue_number}/reactions",
+                                     self._repo_url(repo, REACTIONS_PATH.format(n=number)), None)
         if head_sha:
-            channels["check_runs"] = (f"/repos/{repo}/commits/{head_sha}/check-runs", "check_runs")
-        for channel, (url, key) in channels.items():
+            channels["check_runs"] = ("/repos/{owner}/{repo}/commits/{ref}/check-runs",
+                                      self._repo_url(repo, f"commits/{head_sha}/check-runs"), "check_runs")
+        for channel, (route, url, key) in channels.items():
             state = states.setdefault(channel, ChannelState())
             with self._infra(f"{repo}#{number}: poll {channel}"):
                 try:
-                    fresh = self.policy.call(partial(self._get_all, url, state, key))
+                    fresh = self.policy.call(lambda: self._read_channel(route, url, state, key))  # noqa: B023
                 except ApiFailure as exc:
                     # Check runs need the `checks: read` permission many tokens lack:
                     # without it we simply do not see them, as before.
@@ -189,48 +305,22 @@ class GitHubClient:
                 state.items = fresh
         return changed
 
-    def _get_all(self, url: str, state: ChannelState, key: str | None = None) -> list[dict[str, Any]] | None:
-        """All pages of a list, or None when page 1 answered 304 Not Modified.
-
-        Lists are in ascending id order, so new comments land on the *last* page: page 1's
-        ETag only proves "unchanged" while everything fits on it. A longer list is re-read.
-        """
+    def _read_channel(self, route: str, url: str, state: ChannelState,
+                      key: str | None) -> list[dict[str, Any]] | None:
+        """Lists ascend by id, so new comments land on the *last* page: page 1's ETag only
+        proves "unchanged" while everything fits on it. A longer list is re-read in full."""
         single_page = state.items is not None and len(state.items) < PER_PAGE
-        headers = {"If-None-Match": state.etag} if state.etag and single_page else {}
-        items: list[dict[str, Any]] = []
-        next_url: str | None = url
-        params: dict[str, Any] | None = {"per_page": PER_PAGE}
-        first = True
-        route = "GET " + "/".join(url.split("/")[-2:])
-        while next_url:
-            try:
-                resp = self._http.get(next_url, params=params, headers=headers if first else {})
-            except httpx.TransportError as exc:
-                raise ApiFailure(0, exc.__class__.__name__, what=route) from None
-            if resp.status_code == 304:
-                self._count(route + " 304")
-                return None
-            self._count(route)
-            if resp.status_code >= 400:
-                raise ApiFailure(resp.status_code, _message(resp), dict(resp.headers), route)
-            page = resp.json()
-            if key is not None and isinstance(page, dict):
-                page = page.get(key)  # check runs come wrapped: {"total_count", "check_runs"}
-            if not isinstance(page, list):
-                raise ApiFailure(resp.status_code, "expected a JSON list", what=route)
-            items.extend(page)
-            if first:
-                state.etag = resp.headers.get("etag")
-            first = False
-            params = None
-            nxt = resp.links.get("next", {}).get("url")
-            next_url = nxt or None
+        items, etag = self._paginate(route, url, key=key, etag=state.etag if single_page else None)
+        if items is not None:
+            state.etag = etag
         return items
 
     def pull(self, repo: str, number: int) -> dict[str, Any]:
-        with self._infra(f"{repo}#{number}"):
-            return self._gh_call("GET /repos/{o}/{r}/pulls/{n}",
-                                 lambda: self._repo(repo).get_pull(number).raw_data)
+        with self._infra(f"{repo}#{number}", not_found_is_config=True):
+            data = self._get("/repos/{owner}/{repo}/pulls/{pull_number}", self._repo_url(repo, f"pulls/{number}"))
+        if not isinstance(data, dict):
+            raise InfraFailure(f"{repo}#{number}: GitHub answered a pull request that is not a JSON object")
+        return data
 
     def capture(self, repo: str, number: int) -> dict[str, Any]:
         """The raw JSON of a PR, its comment channels, reactions and check runs (``score --repo``)."""
@@ -238,7 +328,8 @@ class GitHubClient:
         head = pull.get("head")
         sha = head.get("sha") if isinstance(head, dict) else None
         states: dict[str, ChannelState] = {}
-        self.poll(repo, number, states, reactions=True, head_sha=sha if isinstance(sha, str) else None)
+        self.poll(repo, number, states, reactions=True,
+                  head_sha=sha if isinstance(sha, str) and _SHA.match(sha) else None)
         return {
             "repo": repo,
             "pull": pull,
@@ -247,148 +338,277 @@ class GitHubClient:
         }
 
     # --- writes -------------------------------------------------------------------
-    def ensure_label(self, repo: str, name: str, color: str = "ededed",
-                     description: str = "") -> None:
-        r = self._repo(repo)
+    def ensure_label(self, repo: str, name: str, color: str = "ededed", description: str = "") -> None:
+        url = self._repo_url(repo, f"labels/{quote(name, safe='')}")
         with self._infra(f"{repo}: label {name}"):
             try:
-                self._gh_call("GET /repos/{o}/{r}/labels/{name}", lambda: r.get_label(name).raw_data)
+                self._get("/repos/{owner}/{repo}/labels/{name}", url)
                 return
             except ApiFailure as exc:
                 if exc.status != 404:
                     raise
-            try:
-                self._gh_call("POST /repos/{o}/{r}/labels",
-                              lambda: r.create_label(name, color, description), write=True)
-            except ApiFailure as exc:
-                if exc.status != 422:  # created meanwhile by a concurrent target
+
+            def look() -> bool | None:
+                try:
+                    self._get("/repos/{owner}/{repo}/labels/{name}", url)
+                    return True
+                except ApiFailure as exc:
+                    if exc.status == 404:
+                        return None
                     raise
+
+            self._create("POST", "/repos/{owner}/{repo}/labels", self._repo_url(repo, "labels"),
+                         {"name": name, "color": color, "description": description}, look, lambda _d: True,
+                         # 422: created meanwhile by a concurrent target
+                         on_failure=lambda exc: True if exc.status == 422 and not exc.too_quickly else None)
 
     def push_commit(self, repo: str, base: BaseCommit, files: dict[str, str], branch: str,
                     message: str) -> str:
-        """One commit holding every file (tree with inline content + commit + ref)."""
-        r = self._repo(repo)
-        requester = r._requester  # PyGithub objects known by sha need no GET
-        base_tree = GitTree(requester, attributes={"sha": base.tree_sha}, completed=True)
-        parent = GitCommit(requester, attributes={"sha": base.sha}, completed=True)
-        elements = [InputGitTreeElement(path, "100644", "blob", content=text)
+        """One commit holding every file (tree with inline content + commit + ref).
+
+        Git objects are content-addressed, so a retried tree or commit leaves at most an
+        unreferenced object behind, never a second branch: only the ref needs looking first.
+        """
+        elements = [{"path": path, "mode": "100644", "type": "blob", "content": text}
                     for path, text in sorted(files.items())]
         with self._infra(f"{repo}: push {branch}"):
-            tree = self._gh_call("POST /repos/{o}/{r}/git/trees",
-                                 lambda: r.create_git_tree(elements, base_tree=base_tree), write=True)
-            commit = self._gh_call("POST /repos/{o}/{r}/git/commits",
-                                   lambda: r.create_git_commit(message, tree, [parent]), write=True)
-            self._create_or_move_ref(r, branch, commit.sha)
-            return str(commit.sha)
+            tree = self.policy.call(lambda: _dig(self._json(
+                "POST", "/repos/{owner}/{repo}/git/trees", self._repo_url(repo, "git/trees"),
+                body={"base_tree": base.tree_sha, "tree": elements}), "sha"))
+            commit = self.policy.call(lambda: _dig(self._json(
+                "POST", "/repos/{owner}/{repo}/git/commits", self._repo_url(repo, "git/commits"),
+                body={"message": message, "tree": tree, "parents": [base.sha]}), "sha"))
+            self._create_or_move_ref(repo, branch, commit)
+            return commit
 
-    def _create_or_move_ref(self, r: Repository, branch: str, sha: str) -> None:
+    def _ref_sha(self, repo: str, branch: str) -> str | None:
         try:
-            self._gh_call("POST /repos/{o}/{r}/git/refs",
-                          lambda: r.create_git_ref(f"refs/heads/{branch}", sha),
-                          write=True, retry_transient=False)
-            return
+            data = self._get("/repos/{owner}/{repo}/git/ref/{ref}",
+                             self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}"))
         except ApiFailure as exc:
-            if exc.status != 422 and not exc.transient:
-                raise
-        # It exists (an earlier attempt of this run, or a 5xx that hid a success): move it.
-        ref = self._gh_call("GET /repos/{o}/{r}/git/ref/{ref}",
-                            lambda: r.get_git_ref(f"heads/{branch}"))
-        if ref.object.sha != sha:
-            self._gh_call("PATCH /repos/{o}/{r}/git/refs/{ref}",
-                          lambda: ref.edit(sha, force=True), write=True)
+            if exc.status == 404:
+                return None
+            raise
+        return _dig(data, "object", "sha")
+
+    def _create_or_move_ref(self, repo: str, branch: str, sha: str) -> None:
+        def moved(current: str | None) -> bool | None:
+            if current is None:
+                return None
+            if current != sha:  # an earlier attempt of this run, or a 5xx that hid a success
+                self.policy.call(lambda: self._json(
+                    "PATCH", "/repos/{owner}/{repo}/git/refs/{ref}",
+                    self._repo_url(repo, f"git/refs/heads/{quote(branch, safe='/')}"),
+                    body={"sha": sha, "force": True}))
+            return True
+
+        def on_failure(exc: ApiFailure) -> bool | None:
+            if exc.status == 422 and "already exists" in exc.message.lower():
+                return moved(self._ref_sha(repo, branch))
+            return None
+
+        self._create("POST", "/repos/{owner}/{repo}/git/refs", self._repo_url(repo, "git/refs"),
+                     {"ref": f"refs/heads/{branch}", "sha": sha},
+                     lambda: moved(self._ref_sha(repo, branch)), lambda _d: True, on_failure=on_failure)
+
+    def find_open_pull(self, repo: str, branch: str) -> int | None:
+        owner = repo.split("/")[0]
+        items, _ = self.policy.call(lambda: self._paginate(
+            "/repos/{owner}/{repo}/pulls", self._repo_url(repo, "pulls"),
+            params={"state": "open", "head": f"{owner}:{branch}"}))
+        for item in items or []:
+            number = item.get("number")
+            head = item.get("head")
+            if isinstance(number, int) and isinstance(head, dict) and head.get("ref") == branch:
+                return number
+        return None
 
     def open_pull(self, repo: str, branch: str, base: str, title: str, body: str) -> int:
-        r = self._repo(repo)
-        owner = repo.split("/")[0]
+        def on_failure(exc: ApiFailure) -> int | None:
+            if exc.status == 422 and "already exists" in exc._error_text():
+                return self.find_open_pull(repo, branch)
+            return None
 
-        def existing() -> int | None:
-            pulls = self._gh_call("GET /repos/{o}/{r}/pulls",
-                                  lambda: [p.number for p in r.get_pulls(state="open",
-                                                                         head=f"{owner}:{branch}")])
-            return pulls[0] if pulls else None
-
-        with self._infra(f"{repo}: open PR from {branch}"):
-            for _attempt in range(self.policy.max_attempts):
-                try:
-                    return int(self._gh_call(
-                        "POST /repos/{o}/{r}/pulls",
-                        lambda: r.create_pull(base=base, head=branch, title=title, body=body).number,
-                        write=True, retry_transient=False))
-                except ApiFailure as exc:
-                    if not (exc.status == 422 or exc.transient):
-                        raise
-                    found = existing()
-                    if found is not None:
-                        return found
-                    if exc.status == 422:
-                        raise
-                    self.clock.sleep(self.policy.delay_for(exc, _attempt + 1))
-            raise InfraFailure(f"{repo}: could not open a PR from {branch}")
+        with self._infra(f"{repo}: could not open a PR from {branch}"):
+            number = self._create("POST", "/repos/{owner}/{repo}/pulls", self._repo_url(repo, "pulls"),
+                                  {"title": title, "head": branch, "base": base, "body": body},
+                                  lambda: self.find_open_pull(repo, branch),
+                                  lambda d: _int(_dig_any(d, "number"), "number"), on_failure=on_failure)
+        return number
 
     def add_label(self, repo: str, number: int, label: str) -> None:
-        issue = self._repo(repo).get_issue(number)
+        # Adding a label is idempotent on GitHub: a blind retry cannot duplicate it.
         with self._infra(f"{repo}#{number}: label"):
-            self._gh_call("POST /repos/{o}/{r}/issues/{n}/labels",
-                          lambda: issue.add_to_labels(label), write=True)
+            self.policy.call(lambda: self._json(
+                "POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels",
+                self._repo_url(repo, f"issues/{number}/labels"), body={"labels": [label]}))
 
-    def request_reviewer(self, repo: str, number: int, login: str) -> None:
-        pr = self._repo(repo).get_pull(number)
-        with self._infra(f"{repo}#{number}: request review from {login}"):
-            self._gh_call("POST /repos/{o}/{r}/pulls/{n}/requested_reviewers",
-                          lambda: pr.create_review_request(reviewers=[login]), write=True)
+    def request_reviewer(self, repo: str, number: int, login: str, accept: frozenset[str] = frozenset()) -> None:
+        """Ask ``login`` for a review and check GitHub registered it: a bot whose review is
+        not enabled is accepted with 2xx and silently dropped, which would otherwise end
+        as a 40-minute wait read as ``silent``."""
+        url = self._repo_url(repo, f"pulls/{number}/requested_reviewers")
+        what = f"{repo}#{number}: request review from {login}"
+        try:
+            data = self.policy.call(lambda: self._json(
+                "POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", url,
+                body={"reviewers": [login]}))
+        except ApiFailure as exc:
+            if exc.status == 422:
+                raise ReviewerNotEnabled(f"{what}: GitHub refused the request ({exc.message}): "
+                                         "is this reviewer enabled for the repository?") from None
+            with self._infra(what):
+                raise
+        requested = data.get("requested_reviewers") if isinstance(data, dict) else None
+        if not isinstance(requested, list):
+            with self._infra(what):
+                requested = _dig_any(self._get("/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+                                               url), "users")
+        names = {_norm_login(u.get("login")) for u in requested or [] if isinstance(u, dict)}
+        wanted = {_norm_login(login)} | {_norm_login(x) for x in accept}
+        if not names & wanted:
+            raise ReviewerNotEnabled(f"{what}: GitHub accepted the request but did not register it: "
+                                     "review by this reviewer is not enabled for this repository")
 
     def comment(self, repo: str, number: int, body: str) -> None:
-        issue = self._repo(repo).get_issue(number)
+        url = self._repo_url(repo, f"issues/{number}/comments")
+
+        def look() -> bool | None:
+            items, _ = self.policy.call(lambda: self._paginate(
+                "/repos/{owner}/{repo}/issues/{issue_number}/comments", url))
+            return True if any(i.get("body") == body for i in items or []) else None
+
         with self._infra(f"{repo}#{number}: comment"):
-            self._gh_call("POST /repos/{o}/{r}/issues/{n}/comments",
-                          lambda: issue.create_comment(body), write=True, retry_transient=False)
+            self._create("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", url,
+                         {"body": body}, look, lambda _d: True)
 
-    def close_pull(self, repo: str, number: int) -> None:
-        pr = self._repo(repo).get_pull(number)
+    def close_pull(self, repo: str, number: int, *, policy: RetryPolicy | None = None,
+                   pace: bool = True) -> None:
+        # Closing is idempotent: a retry after a hidden success closes a closed PR.
         with self._infra(f"{repo}#{number}: close"):
-            self._gh_call("PATCH /repos/{o}/{r}/pulls/{n}", lambda: pr.edit(state="closed"),
-                          write=True)
+            (policy or self.policy).call(lambda: self._json(
+                "PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}", self._repo_url(repo, f"pulls/{number}"),
+                body={"state": "closed"}, pace=pace))
 
-    def delete_branch(self, repo: str, branch: str) -> bool:
-        """Delete ``branch``; False when it was already gone."""
-        r = self._repo(repo)
-        url = f"{r.url}/git/refs/heads/{quote(branch, safe='/')}"  # the documented route
-        with self._infra(f"{repo}: delete {branch}"):
+    def pull_is_open(self, repo: str, number: int, *, policy: RetryPolicy | None = None) -> bool:
+        with self._infra(f"{repo}#{number}"):
+            data = self._get("/repos/{owner}/{repo}/pulls/{pull_number}", self._repo_url(repo, f"pulls/{number}"),
+                             policy=policy)
+        return not (isinstance(data, dict) and data.get("state") == "closed")
+
+    def delete_branch(self, repo: str, branch: str, *, policy: RetryPolicy | None = None,
+                      pace: bool = True) -> bool:
+        """Delete ``branch``; False when it was already gone (also after a hidden success)."""
+        url = self._repo_url(repo, f"git/refs/heads/{quote(branch, safe='/')}")
+
+        def once() -> bool:
             try:
-                self._gh_call("DELETE /repos/{o}/{r}/git/refs/{ref}",
-                              lambda: r._requester.requestJsonAndCheck("DELETE", url), write=True)
+                # GitHub answers 204; a body that does not parse may hide a failed delete.
+                self._json("DELETE", "/repos/{owner}/{repo}/git/refs/{ref}", url, pace=pace)
                 return True
             except ApiFailure as exc:
                 if exc.status in (404, 422):
                     return False
                 raise
 
+        with self._infra(f"{repo}: delete {branch}"):
+            return (policy or self.policy).call(once)
+
     # --- janitor ------------------------------------------------------------------
     def open_pulls(self, repo: str) -> list[dict[str, Any]]:
-        r = self._repo(repo)
         with self._infra(f"{repo}: list PRs"):
-            return self._gh_call("GET /repos/{o}/{r}/pulls",
-                                 lambda: [p.raw_data for p in r.get_pulls(state="open")])
+            items, _ = self.policy.call(lambda: self._paginate(
+                "/repos/{owner}/{repo}/pulls", self._repo_url(repo, "pulls"), params={"state": "open"}))
+        return items or []
 
     def branches_with_prefix(self, repo: str, prefix: str) -> dict[str, str]:
         """branch name -> head sha for every branch starting with ``prefix``."""
-        r = self._repo(repo)
         with self._infra(f"{repo}: list branches"):
-            refs = self._gh_call("GET /repos/{o}/{r}/git/matching-refs/{ref}",
-                                 lambda: [(x.ref, x.object.sha)
-                                          for x in r.get_git_matching_refs(f"heads/{prefix}")])
-        return {ref.removeprefix("refs/heads/"): sha for ref, sha in refs}
+            items, _ = self.policy.call(lambda: self._paginate(
+                "/repos/{owner}/{repo}/git/matching-refs/{ref}",
+                self._repo_url(repo, f"git/matching-refs/heads/{quote(prefix, safe='/')}")))
+        out: dict[str, str] = {}
+        for item in items or []:
+            ref, obj = item.get("ref"), item.get("object")
+            sha = obj.get("sha") if isinstance(obj, dict) else None
+            if isinstance(ref, str) and ref.startswith("refs/heads/") and isinstance(sha, str):
+                out[ref.removeprefix("refs/heads/")] = sha
+        return out
 
     def commit_date(self, repo: str, sha: str) -> str:
-        r = self._repo(repo)
         with self._infra(f"{repo}: commit {sha[:7]}"):
-            return str(self._gh_call("GET /repos/{o}/{r}/git/commits/{sha}",
-                                     lambda: r.get_git_commit(sha).raw_data["committer"]["date"]))
+            data = self._get("/repos/{owner}/{repo}/git/commits/{commit_sha}",
+                             self._repo_url(repo, f"git/commits/{quote(sha, safe='')}"))
+            return _dig(data, "committer", "date")
 
 
-def _message(resp: httpx.Response) -> str:
+class ReviewerNotEnabled(InfraFailure):
+    """The reviewer was asked but GitHub did not register the request (exit 4, outcome error)."""
+
+
+def require_topic(repo: str, data: dict[str, Any]) -> None:
+    topics = data.get("topics")
+    if not isinstance(topics, list) or CANARY_TOPIC not in topics:
+        raise BadInput(f"{repo}: not a canary repository: add the topic '{CANARY_TOPIC}' to it "
+                       "(repository settings, About, Topics) to allow seeded pull requests")
+
+
+_SHA = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+def _template(path: str) -> str:
+    return path.replace("pulls/{n}", "pulls/{pull_number}").replace("issues/{n}", "issues/{issue_number}")
+
+
+def _norm_login(login: object) -> str:
+    return str(login or "").lower().removesuffix("[bot]")
+
+
+def _decipher(resp: httpx.Response, what: str) -> None:
+    """A response's meaning, in the manner of gidgethub's ``decipher_response``: return for
+    2xx/304, raise :class:`ApiFailure` (with GitHub's own words, cleaned) for anything else."""
+    status = resp.status_code
+    if 200 <= status < 300 or status == 304:
+        return
     try:
         data = resp.json()
-    except ValueError:
-        return resp.reason_phrase
-    return str(data.get("message", "")) if isinstance(data, dict) else resp.reason_phrase
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    message = data.get("message") if isinstance(data, dict) else None
+    text = _clean(message if isinstance(message, str) else resp.reason_phrase)
+    if isinstance(data, dict):
+        errors = data.get("errors")
+        if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+            detail = errors[0].get("message") or errors[0].get("code") or ""
+            text += f" ({_clean(detail, 120)})" if detail else ""
+    raise ApiFailure(status, text, dict(resp.headers), what, body=data)
+
+
+def _decode(resp: httpx.Response, what: str) -> Any:
+    if resp.status_code == 204 or not resp.content:
+        return None
+    try:
+        return json.loads(resp.content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ApiFailure(resp.status_code, "malformed JSON body", what=what, malformed=True) from None
+
+
+def _dig_any(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            raise ApiFailure(200, f"expected an object with {key!r}", malformed=True)
+        data = data.get(key)
+    return data
+
+
+def _dig(data: Any, *keys: str) -> str:
+    value = _dig_any(data, *keys)
+    if not isinstance(value, str) or not value:
+        raise ApiFailure(200, f"expected a string at {'.'.join(keys)}", malformed=True)
+    return value
+
+
+def _int(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ApiFailure(200, f"expected a positive integer at {key}", malformed=True)
+    return value

@@ -21,12 +21,19 @@ from typing import Any, TextIO
 
 from redline_canary.clock import Cancelled, RealClock
 from redline_canary.corpus_model import CorpusData
+from redline_canary.crash import crash_line, write_crash_log
 from redline_canary.cycle import CycleOptions, TargetCycle
 from redline_canary.errors import (
+    EXIT_GATE_FAILED,
     EXIT_INFRA,
+    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    EXIT_PASS,
+    EXIT_SILENT,
     CanaryError,
+    TeardownIncomplete,
     combine_exit_codes,
+    mask,
 )
 from redline_canary.github_api import GitHubClient
 from redline_canary.history import append_records
@@ -41,17 +48,19 @@ class RunResult:
     records: list[dict[str, Any]] = field(default_factory=list)
     failures: list[tuple[Target, CanaryError]] = field(default_factory=list)
     exit_code: int = 0
+    leftovers: bool = False
 
 
 class ProgressPrinter:
     """One line per change; on a TTY the latest line per target is redrawn in place."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr  # looked up now: sys.stderr may have been replaced
         self.lock = threading.Lock()
-        self.tty = stream.isatty()
+        self.tty = self.stream.isatty()
 
     def __call__(self, label: str, text: str) -> None:
+        text = "".join(c if c.isprintable() else " " for c in mask(text))  # outside words, one line
         with self.lock:
             if self.tty:
                 self.stream.write(f"\r\033[K[{label}] {text}")
@@ -63,14 +72,14 @@ class ProgressPrinter:
 
 
 @contextmanager
-def cancel_on_signals(cancel: threading.Event) -> Iterator[None]:
-    """SIGINT/SIGTERM set ``cancel`` (only possible from the main thread)."""
+def cancel_on_signals(clock: RealClock) -> Iterator[None]:
+    """SIGINT/SIGTERM cancel ``clock`` (only possible from the main thread)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, _frame: FrameType | None) -> None:
-        cancel.set()
+        clock.request_cancel()
 
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -94,35 +103,65 @@ def run_targets(
     printer = progress or ProgressPrinter()
 
     def one(target: Target) -> None:
-        client = GitHubClient(token, api_url, clock=clock, pacer=pacer)
-        cycle = TargetCycle(client, target, corpus, options, clock, printer)
+        cycle: TargetCycle | None = None
+        client: GitHubClient | None = None
+        records: list[dict[str, Any]] = []
         try:
+            client = GitHubClient(token, api_url, clock=clock, pacer=pacer)
+            cycle = TargetCycle(client, target, corpus, options, clock, printer)
             records = cycle.run()
             code = combine_exit_codes([record_exit_code(r) for r in records])
         except Cancelled:
-            records, code = cycle.records, EXIT_INTERRUPTED
+            code = EXIT_INTERRUPTED
         except CanaryError as exc:
-            records, code = cycle.records, exc.exit_code
+            code = exc.exit_code
             with lock:
                 result.failures.append((target, exc))
             printer(target.label, f"failed: {exc}")
+        except Exception as exc:  # a bug in one target never costs another target its records
+            code = EXIT_INTERNAL
+            line = crash_line(exc, write_crash_log(exc, target.label))
+            with lock:
+                result.failures.append((target, CanaryError(line)))
+            printer(target.label, line)
         finally:
-            client.close()
+            if client is not None:
+                client.close()
+        if cycle is not None:
+            records = cycle.records
+            if cycle.leftovers:
+                left = TeardownIncomplete(target.repo, cycle.leftovers.pulls, cycle.leftovers.branches)
+                code = combine_exit_codes([code, EXIT_INFRA])
+                with lock:
+                    result.failures.append((target, left))
+                    result.leftovers = True
+                printer(target.label, str(left))
         if history and records:
-            append_records(history, records)
+            try:
+                append_records(history, records)
+            except CanaryError as exc:
+                code = combine_exit_codes([code, exc.exit_code])
+                with lock:
+                    result.failures.append((target, exc))
+                printer(target.label, f"records NOT written: {exc}")
         with lock:
             result.records.extend(records)
             codes.append(code)
 
-    with cancel_on_signals(clock.cancel), ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+    with cancel_on_signals(clock), ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
         futures = [pool.submit(one, t) for t in targets]
         for f in futures:
             while not f.done():
                 _wait(f)
             if f.exception() is not None:
-                codes.append(EXIT_INFRA)
-                printer("run", f"internal error: {f.exception()!r}")
-    result.exit_code = EXIT_INTERRUPTED if clock.cancel.is_set() else combine_exit_codes(codes)
+                codes.append(EXIT_INTERNAL)
+                printer("run", crash_line(f.exception() or Exception(), None))
+    code = combine_exit_codes(codes)
+    if clock.cancel.is_set() and code != EXIT_INTERNAL:
+        code = EXIT_INTERRUPTED
+    if result.leftovers and code in (EXIT_PASS, EXIT_GATE_FAILED, EXIT_SILENT, EXIT_INTERRUPTED):
+        code = EXIT_INFRA  # something was left behind: never 0 or 1, whatever was measured
+    result.exit_code = code
     return result
 
 

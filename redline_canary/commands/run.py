@@ -11,7 +11,7 @@ from typing import Any
 
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
-from redline_canary.errors import BadInput
+from redline_canary.errors import BadInput, mask, one_line
 from redline_canary.github_api import token_from_env
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import parse_floor
@@ -118,7 +118,7 @@ def run_run(args: argparse.Namespace) -> int:
     else:
         print(summary_table(result.records) if result.records else "no records")
         for target, exc in result.failures:
-            print(f"{target.label}: {exc}", file=sys.stderr)
+            print(f"{target.label}: {one_line(mask(str(exc)))}", file=sys.stderr)
         if history:
             print(f"history: {len(result.records)} record(s) appended to {history}")
     return result.exit_code

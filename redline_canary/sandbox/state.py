@@ -436,6 +436,12 @@ class State:
                 )
             del repo.refs[full]
             repo.ref_times.pop(full, None)
+            # GitHub closes an open PR whose head branch is deleted.
+            if full.startswith("refs/heads/"):
+                branch = full.removeprefix("refs/heads/")
+                for issue in repo.pulls():
+                    if issue.state == "open" and issue.pr.head_repo is repo and issue.pr.head_ref == branch:
+                        issue.state, issue.closed_at = "closed", self.clock()
 
     # --- issues and pull requests ----------------------------------------------------
 

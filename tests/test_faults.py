@@ -1,0 +1,361 @@
+"""The fault suite (issue 10): every route the cycle calls x six faults, Retry-After
+spellings, looping and foreign pagination links, redirects and token leaks.
+
+Each cell runs the real ``redline-canary run`` (in-process ``cli.main``, so ninety cells fit
+in a minute) against a fresh sandbox over a real socket, with the retry waits in test mode
+(``REDLINE_CANARY_TIME_SCALE``: a ``Retry-After: 2`` is honoured as 20 ms). For every cell
+it asserts what a user is promised: no canary PR or branch left behind (or, when GitHub
+refuses deletes for good, the leftovers named on stderr with exit 4 and the janitor able to
+finish), a history record for every PR that was opened, and the DESIGN §9 exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clirun import ROOT
+from sandboxing import TOKEN, assert_no_canary_left
+
+from redline_canary.cli import main
+from redline_canary.github_api import CANARY_TOPIC
+from redline_canary.sandbox import Reviewer, Sandbox
+
+REPO = "acme/canary-mini"
+CORPUS = ROOT / "tests" / "data" / "corpus"
+R = "/repos/{owner}/{repo}"
+
+# Every route one cycle calls (a test below checks this list against the sandbox's log).
+CYCLE_ROUTES = [
+    ("GET", R),
+    ("GET", f"{R}/git/ref/{{ref}}"),
+    ("GET", f"{R}/git/commits/{{commit_sha}}"),
+    ("GET", f"{R}/labels/{{name}}"),
+    ("POST", f"{R}/labels"),
+    ("POST", f"{R}/git/trees"),
+    ("POST", f"{R}/git/commits"),
+    ("POST", f"{R}/git/refs"),
+    ("POST", f"{R}/pulls"),
+    ("POST", f"{R}/issues/{{issue_number}}/labels"),
+    ("GET", f"{R}/pulls/{{pull_number}}/comments"),
+    ("GET", f"{R}/pulls/{{pull_number}}/reviews"),
+    ("GET", f"{R}/issues/{{issue_number}}/comments"),
+    ("PATCH", f"{R}/pulls/{{pull_number}}"),
+    ("DELETE", f"{R}/git/refs/{{ref}}"),
+]
+TRANSIENT_FAULTS: dict[str, dict[str, Any]] = {
+    "one-502": {"status": 502, "times": 1},
+    "one-drop": {"drop": True, "times": 1},
+    "retry-after-2-twice": {"status": 403, "headers": {"retry-after": "2"}, "times": 2},
+    "one-slow": {"delay": 0.6, "times": 1},  # the client's timeout is 0.3 s in test mode
+    "one-malformed-200": {"status": 200, "body": "{not json", "times": 1},
+}
+ALWAYS_500 = {"status": 500, "times": None}
+# Deleting a PR's head branch closes the PR on GitHub: a close that fails for good is
+# finished by the branch delete. A delete that fails for good is the one thing left behind.
+LEFT_BEHIND_WHEN_ALWAYS_500 = {("DELETE", f"{R}/git/refs/{{ref}}")}
+# An always-failing route after both PRs are scored costs nothing the verdict needs.
+HARMLESS_WHEN_ALWAYS_500 = {("PATCH", f"{R}/pulls/{{pull_number}}")}
+
+
+class PassingReviewer(Reviewer):
+    """Catches every BLOCKER of the mini corpus on the seeded PR and says only a MINOR nit on
+    the clean twin: a healthy reviewer, so the run passes (exit 0) unless a fault wins."""
+
+    kind = "passing"
+
+    def act(self, ctx: Any) -> None:
+        seeded = b"f\"SELECT" in ctx.files().get("app.py", b"")
+        if seeded:
+            inline = [{"path": "app.py", "line": 5, "body": "[BLOCKER] token committed in code"},
+                      {"path": "app.py", "line": 10, "body": "[BLOCKER] SQL built from input"},
+                      {"path": "web/Profile.tsx", "line": 7, "body": "[BLOCKER] raw HTML from the bio"}]
+        else:
+            inline = [{"path": "app.py", "line": 1, "body": "[MINOR] consider a module docstring"}]
+        ctx.post_review("Reviewed.", "COMMENTED", inline)
+
+
+@dataclass
+class Cell:
+    code: int
+    stderr: str
+    records: list[dict[str, Any]]
+    sandbox: Sandbox
+
+
+@pytest.fixture()
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDLINE_CANARY_TIME_SCALE", "0.01")
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.delenv("REDLINE_CANARY_TOKEN", raising=False)
+    monkeypatch.delenv("CANARY_TARGETS", raising=False)
+
+
+@pytest.fixture()
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox(token=TOKEN) as sb:
+        sb.create_repo(REPO, topics=[CANARY_TOPIC])
+        sb.attach_reviewer(REPO, PassingReviewer(latency=0.01))
+        yield sb
+
+
+def run_cycle(sb: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str,
+              reviewer: str = "redline") -> Cell:
+    history = tmp_path / "history.jsonl"
+    code = main(["run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sb.url,
+                 "--history", str(history), "--run-id", "fault", "--reviewer", reviewer, "--confirm", "0",
+                 "--poll-interval", "0.03", "--stable-polls", "2", "--timeout-minutes", "0.05", *extra])
+    out = capsys.readouterr()
+    records = [json.loads(line) for line in history.read_text().splitlines()] if history.exists() else []
+    everything = out.out + out.err + (history.read_text() if history.exists() else "")
+    assert TOKEN not in everything
+    return Cell(code, out.err, records, sb)
+
+
+def assert_promises(cell: Cell, expected_code: int, *, left_behind: bool = False) -> None:
+    sb = cell.sandbox
+    assert cell.code == expected_code, cell.stderr
+    opened = {p.number for p in sb.pulls(REPO)}
+    recorded = {r["pr"] for r in cell.records if r["pr"] is not None}
+    assert opened <= recorded, f"opened PRs without a record: {sorted(opened - recorded)}"
+    if left_behind:
+        assert "teardown incomplete" in cell.stderr
+        for branch in [b for b in sb.branches(REPO) if b.startswith("rc/")]:
+            assert branch in cell.stderr
+        sb.clear_faults()
+        assert main(["janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "fault"]) == 0
+    assert_no_canary_left(sb, REPO)
+
+
+def _id(route: tuple[str, str]) -> str:
+    return f"{route[0]} {route[1].removeprefix(R) or '/repo'}"
+
+
+@pytest.mark.usefixtures("fast_retries")
+@pytest.mark.parametrize("fault", list(TRANSIENT_FAULTS), ids=list(TRANSIENT_FAULTS))
+@pytest.mark.parametrize("route", CYCLE_ROUTES, ids=[_id(r) for r in CYCLE_ROUTES])
+def test_a_transient_fault_on_any_route_is_ridden_out(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str], fault: str,
+) -> None:
+    sandbox.inject_fault(route[0], route[1], **TRANSIENT_FAULTS[fault])
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert_promises(cell, 0)
+    assert [r["outcome"] for r in cell.records] == ["scored", "scored"]
+    assert len(sandbox.pulls(REPO)) == 2, "a retried create must not open a second PR"
+
+
+@pytest.mark.usefixtures("fast_retries")
+@pytest.mark.parametrize("route", CYCLE_ROUTES, ids=[_id(r) for r in CYCLE_ROUTES])
+def test_a_route_that_always_fails_ends_as_an_infrastructure_failure(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str],
+) -> None:
+    sandbox.inject_fault(route[0], route[1], **ALWAYS_500)
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    if route in HARMLESS_WHEN_ALWAYS_500:
+        assert_promises(cell, 0)
+        return
+    assert_promises(cell, 4, left_behind=route in LEFT_BEHIND_WHEN_ALWAYS_500)
+    if route not in LEFT_BEHIND_WHEN_ALWAYS_500:
+        assert cell.records and {r["outcome"] for r in cell.records} == {"error"}
+        assert all(r["notice"] for r in cell.records)
+
+
+RETRY_AFTER_ROUTES = [
+    ("POST", f"{R}/git/refs"),
+    ("POST", f"{R}/pulls"),
+    ("GET", f"{R}/pulls/{{pull_number}}/comments"),
+    ("PATCH", f"{R}/pulls/{{pull_number}}"),
+    ("DELETE", f"{R}/git/refs/{{ref}}"),
+]
+
+
+@pytest.mark.usefixtures("fast_retries")
+@pytest.mark.parametrize("value", ["0.5", "1.5", "soon", "-5"])
+@pytest.mark.parametrize("route", RETRY_AFTER_ROUTES, ids=[_id(r) for r in RETRY_AFTER_ROUTES])
+def test_any_retry_after_spelling_is_waited_out(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str], value: str,
+) -> None:
+    sandbox.inject_fault(route[0], route[1], status=403, headers={"retry-after": value}, times=1)
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert_promises(cell, 0)
+
+
+@pytest.mark.usefixtures("fast_retries")
+@pytest.mark.parametrize("status", [403, 429])
+def test_a_secondary_limit_without_retry_after_waits_a_minute(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], status: int,
+) -> None:
+    sandbox.inject_fault("POST", f"{R}/pulls", status=status, times=1,
+                         body={"message": "You have exceeded a secondary rate limit and have been temporarily "
+                               "blocked from content creation. Please retry your request again later.",
+                               "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"})
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert_promises(cell, 0)
+
+
+def test_the_matrix_covers_every_route_a_cycle_calls(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], fast_retries: None,
+) -> None:
+    run_cycle(sandbox, tmp_path, capsys)
+    called = {(r.method, r.route) for r in sandbox.requests}
+    assert called == set(CYCLE_ROUTES)
+
+
+# --- GitHub behaviours recordings rarely show ------------------------------------------------
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_new_ref_not_yet_visible_to_the_pulls_api_is_retried(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    invalid_head = {"message": "Validation Failed", "status": "422",
+                    "errors": [{"resource": "PullRequest", "field": "head", "code": "invalid"}],
+                    "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"}
+    sandbox.inject_fault("POST", f"{R}/pulls", status=422, body=invalid_head, times=2)
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert_promises(cell, 0)
+    assert len(sandbox.pulls(REPO)) == 2
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_pr_creation_submitted_too_quickly_is_waited_out(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    too_quickly = {"message": "Validation Failed", "status": "422",
+                   "errors": [{"resource": "PullRequest", "code": "custom", "message": "was submitted too quickly"}]}
+    sandbox.inject_fault("POST", f"{R}/pulls", status=422, body=too_quickly, times=1)
+    assert_promises(run_cycle(sandbox, tmp_path, capsys), 0)
+
+
+@pytest.mark.usefixtures("fast_retries")
+@pytest.mark.parametrize(("route", "permission"), [
+    (("POST", f"{R}/pulls"), "pull_requests=write"),
+    (("POST", f"{R}/issues/{{issue_number}}/labels"), "issues=write, pull_requests=write"),
+])
+def test_a_fine_grained_token_without_a_permission_is_bad_configuration(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str],
+    permission: str,
+) -> None:
+    body = {"message": "Resource not accessible by personal access token",
+            "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request", "status": "403"}
+    sandbox.inject_fault(route[0], route[1], status=403, body=body,
+                         headers={"x-accepted-github-permissions": permission}, times=None)
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert_promises(cell, 2)
+    assert permission in cell.stderr and "permission" in cell.stderr
+    assert "Traceback" not in cell.stderr
+
+
+@pytest.mark.usefixtures("fast_retries")
+@pytest.mark.parametrize("answer", ["accepted-but-dropped", "422"])
+def test_a_review_request_that_does_not_take_ends_as_error_not_silent(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], answer: str,
+) -> None:
+    route = f"{R}/pulls/{{pull_number}}/requested_reviewers"
+    if answer == "422":
+        sandbox.inject_fault("POST", route, status=422, times=None, body={
+            "message": "Reviews may only be requested from collaborators. One or more of the users or teams "
+                       "you specified is not a collaborator of the acme/canary-mini repository.",
+            "documentation_url": "https://docs.github.com/rest/pulls/review-requests"})
+    else:
+        sandbox.inject_fault("POST", route, status=201, times=None, body={"number": 1, "requested_reviewers": []})
+    cell = run_cycle(sandbox, tmp_path, capsys, "--timeout-minutes", "40", reviewer="copilot")
+    assert_promises(cell, 4)
+    seeded = next(r for r in cell.records if r["kind"] == "seeded")
+    assert seeded["outcome"] == "error" and "enabled" in seeded["notice"]
+    assert not any(r.route.endswith("/comments") and r.method == "GET" for r in sandbox.requests), \
+        "it must not wait for a review that was never requested"
+
+
+# --- the token goes nowhere else -------------------------------------------------------------
+
+class _Catcher(ThreadingHTTPServer):
+    """Another host: records every request it gets, with its Authorization header."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str | None]] = []
+        catcher = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                catcher.seen.append((self.path, self.headers.get("Authorization")))
+                payload = b"[]"
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+
+
+@pytest.fixture()
+def other_host() -> Iterator[_Catcher]:
+    catcher = _Catcher()
+    yield catcher
+    catcher.shutdown()
+    catcher.server_close()
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_pagination_link_to_another_host_is_not_followed(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], other_host: _Catcher,
+) -> None:
+    sandbox.inject_fault("GET", f"{R}/pulls/{{pull_number}}/comments", times=None,
+                         headers={"link": f'<{other_host.url}/steal?page=2>; rel="next"'})
+    assert_promises(run_cycle(sandbox, tmp_path, capsys), 0)
+    assert other_host.seen == []
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_pagination_link_back_at_the_same_page_does_not_spin(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The Link names page 1 itself, on every answer: a naive client loops until rate-limited.
+    def same_page(pr: int) -> str:
+        return f'<{sandbox.url}/repos/{REPO}/issues/{pr}/comments?per_page=100>; rel="next"'
+
+    for pr in (1, 2):
+        sandbox.inject_fault("GET", f"{R}/issues/{{issue_number}}/comments", times=None,
+                             headers={"link": same_page(pr)})
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert_promises(cell, 0)
+    reads = [r for r in sandbox.requests if r.route.endswith("/issues/{issue_number}/comments")]
+    assert len(reads) < 100, f"{len(reads)} reads of one list"
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_redirect_never_carries_the_token(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], other_host: _Catcher,
+) -> None:
+    sandbox.inject_fault("GET", R, status=301, times=None, headers={"location": f"{other_host.url}/repos/{REPO}"},
+                         body={"message": "Moved Permanently", "url": f"{other_host.url}/repos/{REPO}"})
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert cell.code in (2, 4) and "Traceback" not in cell.stderr
+    assert other_host.seen and all(auth is None for _path, auth in other_host.seen)
+    assert_no_canary_left(sandbox, REPO)
+
+
+@pytest.mark.parametrize("token", ["ghp_tökén", "abc def", "line\nbreak"])
+def test_a_token_headers_cannot_carry_is_bad_input(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    token: str,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", token)
+    monkeypatch.delenv("REDLINE_CANARY_TOKEN", raising=False)
+    code = main(["run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sandbox.url,
+                 "--history", str(tmp_path / "h.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "the token contains characters HTTP headers cannot carry" in err
+    assert token.strip() not in err and not (tmp_path / "h.jsonl").exists()
