@@ -24,6 +24,9 @@ class Clock(Protocol):
 
     def sleep(self, seconds: float) -> None: ...
 
+    def check(self) -> None:
+        """Raise :class:`Cancelled` if the run was asked to stop (between steps, not only in sleeps)."""
+
 
 class RealClock:
     """Monotonic time; ``sleep`` wakes early and raises :class:`Cancelled` on cancel."""
@@ -65,3 +68,6 @@ class FakeClock:
         with self._lock:
             self.slept.append(seconds)
             self.t += max(0.0, seconds)
+
+    def check(self) -> None:
+        return None

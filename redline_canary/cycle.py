@@ -163,11 +163,14 @@ class TargetCycle:
         files, _markers = publish(self.corpus, t.stack, kind, t.mode, t.prefix)
         branch = branch_name(self.options.branch_prefix, self.options.run_id, t.stack, kind, attempt)
         pr = OpenPR(kind, attempt, branch)
+        self.clock.check()  # a signal stops publishing between steps, not only in a sleep
         self.prs.append(pr)  # registered before the push: teardown deletes even a half-made branch
         title, body, message = pr_text(t, kind, self.options.run_id)
         pr.head_sha = self.client.push_commit(t.repo, base, {f.path: f.text for f in files},
                                               branch, message)
+        self.clock.check()
         pr.number = self.client.open_pull(t.repo, branch, base.branch, title, body)
+        self.clock.check()
         self.client.add_label(t.repo, pr.number, self.options.label)
         trigger = self.profile.trigger
         if trigger.kind == "request" and trigger.value:
@@ -267,38 +270,53 @@ class TargetCycle:
         branch closes a PR on GitHub too, so a PR whose close failed is checked again after
         its branch went. What is still left is in ``leftovers`` for the runner to report.
         """
-        policy: RetryPolicy | None = None
-        pace = True
-        cancelled_at = getattr(self.clock, "cancelled_at", None)
-        if isinstance(cancelled_at, float):
-            calm = RealClock()  # the cancelled clock raises on sleep; this one just sleeps
-            policy = self.client.policy.with_deadline(cancelled_at + TEARDOWN_BUDGET, max_attempts=8)
-            policy = replace(policy, clock=calm)
-            pace = False
-        repo = self.target.repo
         for pr in self.prs:
-            closed = pr.number is None
-            if pr.number is not None:
-                try:
-                    self.client.close_pull(repo, pr.number, policy=policy, pace=pace)
-                    closed = True
-                except Exception as exc:
-                    self.progress(self._label(pr), f"teardown: could not close PR #{pr.number}: {exc}")
-            deleted = False
-            try:
-                self.client.delete_branch(repo, pr.branch, policy=policy, pace=pace)
-                deleted = True
-            except Exception as exc:
-                self.progress(self._label(pr), f"teardown: could not delete branch {pr.branch}: {exc}")
-            if not closed and deleted and pr.number is not None:
-                try:
-                    closed = not self.client.pull_is_open(repo, pr.number, policy=policy)
-                except Exception as exc:
-                    self.progress(self._label(pr), f"teardown: could not check PR #{pr.number}: {exc}")
+            closed = pr.number is None or self._teardown_step(pr, "close", self._close)
+            deleted = self._teardown_step(pr, "delete", self._delete)
+            if not closed and deleted:
+                closed = self._teardown_step(pr, "check", self._closed)
             if not closed and pr.number is not None:
                 self.leftovers.pulls.append(pr.number)
             if not deleted:
                 self.leftovers.branches.append(pr.branch)
+
+    def _close(self, pr: OpenPR, policy: RetryPolicy | None, pace: bool) -> bool:
+        assert pr.number is not None
+        self.client.close_pull(self.target.repo, pr.number, policy=policy, pace=pace)
+        return True
+
+    def _delete(self, pr: OpenPR, policy: RetryPolicy | None, pace: bool) -> bool:
+        self.client.delete_branch(self.target.repo, pr.branch, policy=policy, pace=pace)
+        return True  # deleted now or already gone: either way no branch is left
+
+    def _closed(self, pr: OpenPR, policy: RetryPolicy | None, _pace: bool) -> bool:
+        assert pr.number is not None
+        return not self.client.pull_is_open(self.target.repo, pr.number, policy=policy)
+
+    def _teardown_policy(self) -> tuple[RetryPolicy | None, bool]:
+        """(policy, pace): the full policy normally; after a signal, the signal's budget."""
+        cancelled_at = getattr(self.clock, "cancelled_at", None)
+        if not isinstance(cancelled_at, float):
+            return None, True
+        calm = RealClock()  # the cancelled clock raises on sleep; this one just sleeps
+        policy = self.client.policy.with_deadline(cancelled_at + TEARDOWN_BUDGET, max_attempts=8)
+        return replace(policy, clock=calm), False
+
+    def _teardown_step(self, pr: OpenPR, what: str,
+                       step: Callable[[OpenPR, RetryPolicy | None, bool], bool]) -> bool:
+        """Run one teardown step; any exception is reported, never propagated. A signal that
+        lands mid-step (its wait raised Cancelled) re-runs the step under the signal's budget."""
+        for _ in range(2):
+            policy, pace = self._teardown_policy()
+            try:
+                return step(pr, policy, pace)
+            except Cancelled:
+                continue
+            except Exception as exc:
+                thing = f"PR #{pr.number}" if what != "delete" else f"branch {pr.branch}"
+                self.progress(self._label(pr), f"teardown: could not {what} {thing}: {exc}")
+                return False
+        return False
 
     # --- helpers ------------------------------------------------------------------
     def _save_capture(self, pr: OpenPR, capture: dict[str, Any]) -> None:
