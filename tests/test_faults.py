@@ -359,3 +359,47 @@ def test_a_token_headers_cannot_carry_is_bad_input(
     assert code == 2 and err.count("\n") == 1
     assert "the token contains characters HTTP headers cannot carry" in err
     assert token.strip() not in err and not (tmp_path / "h.jsonl").exists()
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_the_token_reaches_no_output_file_or_crash_log_of_a_failing_run(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RUNNER_TEMP", str(tmp_path))
+    # GitHub echoes nothing of the request, but a hostile proxy might: put the token in the
+    # error body and in a header, and check no path of ours repeats it.
+    sandbox.inject_fault("POST", f"{R}/pulls", status=500, times=None, headers={"x-echo": TOKEN},
+                         body={"message": f"upstream said Authorization: Bearer {TOKEN}"})
+    captures = tmp_path / "captures"
+    cell = run_cycle(sandbox, tmp_path, capsys, "--save-captures", str(captures))
+    assert_promises(cell, 4)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written, "the run should have written history"
+    for path in written:
+        assert TOKEN not in path.read_text(errors="replace"), path
+    assert "***" in cell.stderr or "upstream said" not in cell.stderr
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_wrong_token_is_bad_configuration_without_echoing_it(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    wrong = "sandbox-wrong-credential-0000"
+    monkeypatch.setenv("GITHUB_TOKEN", wrong)
+    code = main(["run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sandbox.url,
+                 "--history", str(tmp_path / "h.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and "401" in err and wrong not in err
+    assert sandbox.pulls(REPO) == [] and not (tmp_path / "h.jsonl").exists()
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com", "https://user:pw@example.com", "example.com",
+                                 "https://example.com/?next=1", "http://", "https://example.com:99999"])
+def test_an_api_url_that_is_not_a_plain_http_url_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, url: str,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    code = main(["run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", url,
+                 "--history", str(tmp_path / "h.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("redline-canary: --api-url") and err.count("\n") == 1

@@ -12,7 +12,7 @@ from typing import Any
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
 from redline_canary.errors import BadInput, mask, one_line
-from redline_canary.github_api import token_from_env
+from redline_canary.github_api import check_api_url, token_from_env
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import parse_floor
 from redline_canary.polling import PollConfig
@@ -108,9 +108,10 @@ def run_run(args: argparse.Namespace) -> int:
                 print(f"  {t.repo}: {t.stack}/{kind} via {t.reviewer} ({t.mode}) -> branch "
                       f"{branch_name(BRANCH_PREFIX, run_id, t.stack, kind, 1)}, label {LABEL}")
         return 0
+    api_url = check_api_url(args.api_url) if args.api_url else None
     token = token_from_env()
     history = Path(args.history) if args.history else None
-    result = run_targets(targets, corpus, options, token=token, api_url=args.api_url,
+    result = run_targets(targets, corpus, options, token=token, api_url=api_url,
                          parallel=args.parallel, history=history)
     if args.json:
         for r in result.records:
