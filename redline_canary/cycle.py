@@ -21,7 +21,8 @@ from redline_canary.clock import Cancelled, Clock, RealClock, utc_now_iso
 from redline_canary.corpus_model import CorpusData, fingerprint, publish
 from redline_canary.errors import BadInput, CanaryError, mask
 from redline_canary.evaluate import ScoreSettings, evaluate
-from redline_canary.github_api import CHANNEL_PATHS, BaseCommit, ChannelState, GitHubClient
+from redline_canary.forge import Forge
+from redline_canary.github_api import CHANNEL_PATHS, BaseCommit, ChannelState
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile
 from redline_canary.polling import PollConfig, PollState, activity_fingerprint, describe, observe
@@ -97,7 +98,7 @@ def pr_text(target: Target, kind: str, run_id: str) -> tuple[str, str, str]:
 class TargetCycle:
     """Runs one target end to end and returns its history records."""
 
-    def __init__(self, client: GitHubClient, target: Target, corpus: CorpusData,
+    def __init__(self, client: Forge, target: Target, corpus: CorpusData,
                  options: CycleOptions, clock: Clock, progress: Progress | None = None) -> None:
         self.client = client
         self.target = target

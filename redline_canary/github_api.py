@@ -15,7 +15,6 @@ response means (``_decipher``), what is retried (:class:`RetryPolicy`), what is 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -31,8 +30,10 @@ import httpx
 from redline_canary import __version__
 from redline_canary.clock import Clock, RealClock
 from redline_canary.errors import BadInput, InfraFailure, register_secret
+from redline_canary.github_errors import ApiFailure, decipher, decode_json
+from redline_canary.github_errors import clean as _clean
 from redline_canary.pacing import Pacer
-from redline_canary.retrying import ApiFailure, RetryPolicy, time_scale_from_env
+from redline_canary.retrying import RetryPolicy, time_scale_from_env
 
 DEFAULT_API_URL = "https://api.github.com"
 TOKEN_VARS = ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN")
@@ -48,7 +49,6 @@ REACTIONS_PATH = "issues/{n}/reactions"
 PER_PAGE = 100  # GitHub's maximum
 MAX_PAGES = 50  # 5 000 items per list: far beyond any review, short of a runaway loop
 MAX_REDIRECTS = 3
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 T = TypeVar("T")
 
 
@@ -80,12 +80,6 @@ def check_api_url(url: str) -> str:
     except ValueError:
         raise BadInput(f"--api-url: bad port in {_clean(url)!r}") from None
     return url.strip().rstrip("/")
-
-
-def _clean(text: object, limit: int = 200) -> str:
-    """GitHub's words, safe for a one-line message: no control characters, bounded."""
-    out = _CONTROL.sub(" ", str(text)).strip()
-    return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
 def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
@@ -565,32 +559,11 @@ def _norm_login(login: object) -> str:
 
 
 def _decipher(resp: httpx.Response, what: str) -> None:
-    """A response's meaning, in the manner of gidgethub's ``decipher_response``: return for
-    2xx/304, raise :class:`ApiFailure` (with GitHub's own words, cleaned) for anything else."""
-    status = resp.status_code
-    if 200 <= status < 300 or status == 304:
-        return
-    try:
-        data = resp.json()
-    except (ValueError, UnicodeDecodeError):
-        data = None
-    message = data.get("message") if isinstance(data, dict) else None
-    text = _clean(message if isinstance(message, str) else resp.reason_phrase)
-    if isinstance(data, dict):
-        errors = data.get("errors")
-        if isinstance(errors, list) and errors and isinstance(errors[0], dict):
-            detail = errors[0].get("message") or errors[0].get("code") or ""
-            text += f" ({_clean(detail, 120)})" if detail else ""
-    raise ApiFailure(status, text, dict(resp.headers), what, body=data)
+    decipher(resp.status_code, resp.reason_phrase, resp.headers, resp.content, what)
 
 
 def _decode(resp: httpx.Response, what: str) -> Any:
-    if resp.status_code == 204 or not resp.content:
-        return None
-    try:
-        return json.loads(resp.content)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise ApiFailure(resp.status_code, "malformed JSON body", what=what, malformed=True) from None
+    return decode_json(resp.status_code, resp.content, what)
 
 
 def _dig_any(data: Any, *keys: str) -> Any:

@@ -16,13 +16,14 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import tenacity
 
 from redline_canary.clock import Clock, RealClock
+from redline_canary.github_errors import ApiFailure
 
 T = TypeVar("T")
 
@@ -43,76 +44,6 @@ def time_scale_from_env() -> float:
     except ValueError:
         return 1.0
     return value if math.isfinite(value) and 0 < value <= 1 else 1.0
-
-
-class ApiFailure(Exception):
-    """A non-2xx answer, a malformed body, or no answer (``status`` 0) from GitHub.
-
-    Holds no request headers, so it can never carry the token; ``message`` is GitHub's
-    (hostile) text, already stripped of control characters and shortened by the client.
-    """
-
-    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None = None,
-                 what: str = "", *, malformed: bool = False, body: Any = None) -> None:
-        self.status = status
-        self.message = message
-        self.headers = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
-        self.what = what
-        self.malformed = malformed
-        self.body = body if isinstance(body, dict) else {}
-        super().__init__(f"{what}: HTTP {status} {message}".strip(": "))
-
-    @property
-    def rate_limited(self) -> bool:
-        if self.status == 429:
-            return True
-        if self.status == 422 and self.too_quickly:
-            return True
-        if self.status != 403 or self.permission_denied:
-            return False
-        return (
-            "retry-after" in self.headers
-            or self.headers.get("x-ratelimit-remaining") == "0"
-            or "rate limit" in self.message.lower()
-        )
-
-    @property
-    def transient(self) -> bool:
-        """A server or network failure (or a garbled body) that may succeed later."""
-        return self.malformed or self.status == 0 or self.status in (500, 502, 503, 504)
-
-    @property
-    def permission_denied(self) -> bool:
-        """A fine-grained token (or an App) without the permission a route needs."""
-        return self.status == 403 and self.message.lower().startswith("resource not accessible by")
-
-    @property
-    def missing_permission(self) -> str:
-        """What GitHub says the route needs (``x-accepted-github-permissions``), made safe to print."""
-        raw = self.headers.get("x-accepted-github-permissions", "")
-        safe = "".join(c for c in raw if c.isalnum() or c in "_=,; ")[:120].strip()
-        return safe or "unknown (GitHub did not say)"
-
-    @property
-    def too_quickly(self) -> bool:
-        """422 "was submitted too quickly": GitHub's content-creation limit on PRs."""
-        return self.status == 422 and "too quickly" in self._error_text()
-
-    @property
-    def head_not_ready(self) -> bool:
-        """422 on ``head`` right after the ref was made: the pulls API does not see it yet."""
-        if self.status != 422:
-            return False
-        errors = self.body.get("errors")
-        return isinstance(errors, list) and any(
-            isinstance(e, dict) and e.get("field") == "head" and e.get("code") == "invalid" for e in errors)
-
-    def _error_text(self) -> str:
-        parts = [self.message]
-        errors = self.body.get("errors")
-        if isinstance(errors, list):
-            parts += [str(e.get("message", "")) for e in errors if isinstance(e, dict)]
-        return " ".join(parts).lower()
 
 
 @dataclass
