@@ -364,6 +364,17 @@ class GitHubClient:
                 raise
 
     # --- janitor ------------------------------------------------------------------
+    def repo_flags(self, repo: str) -> RepoFlags:
+        """The repository's topics and archived flag: the janitor, like ``run``'s preflight,
+        works only on a repository that opted in with the canary topic."""
+        with self._infra(f"{repo}: read repository"):
+            data = self._gh_call("GET /repos/{o}/{r}", lambda: self._gh.get_repo(repo).raw_data)
+        topics = data.get("topics") if isinstance(data, dict) else None
+        return RepoFlags(
+            topics=tuple(t for t in topics or () if isinstance(t, str)),
+            archived=bool(isinstance(data, dict) and data.get("archived")),
+        )
+
     def open_pulls(self, repo: str) -> list[dict[str, Any]]:
         r = self._repo(repo)
         with self._infra(f"{repo}: list PRs"):
@@ -379,11 +390,34 @@ class GitHubClient:
                                           for x in r.get_git_matching_refs(f"heads/{prefix}")])
         return {ref.removeprefix("refs/heads/"): sha for ref, sha in refs}
 
-    def commit_date(self, repo: str, sha: str) -> str:
+    def commit_info(self, repo: str, sha: str) -> CommitInfo:
+        """A commit's committer date and message: the janitor deletes an orphan branch only
+        when its head commit carries the run marker, and only once it is old enough."""
         r = self._repo(repo)
         with self._infra(f"{repo}: commit {sha[:7]}"):
-            return str(self._gh_call("GET /repos/{o}/{r}/git/commits/{sha}",
-                                     lambda: r.get_git_commit(sha).raw_data["committer"]["date"]))
+            raw = self._gh_call("GET /repos/{o}/{r}/git/commits/{sha}",
+                                lambda: r.get_git_commit(sha).raw_data)
+        committer = raw.get("committer") if isinstance(raw, dict) else None
+        date = committer.get("date") if isinstance(committer, dict) else None
+        message = raw.get("message") if isinstance(raw, dict) else None
+        return CommitInfo(date=date if isinstance(date, str) else "",
+                          message=message if isinstance(message, str) else "")
+
+
+@dataclass(frozen=True)
+class RepoFlags:
+    """What the janitor reads of a repository before it touches anything."""
+
+    topics: tuple[str, ...]
+    archived: bool
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """A branch head as the janitor judges it: how old, and who made it (the run marker)."""
+
+    date: str  # ISO-8601 as GitHub sends it; "" when absent
+    message: str
 
 
 def _message(resp: httpx.Response) -> str:
