@@ -33,6 +33,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 MAX_REF = 255
 MAX_LOGIN = 100
+MAX_WINDOW = 1000  # lines; a window that wide matches anything in the file
 
 
 def show(value: Any) -> str:
