@@ -287,6 +287,9 @@ CASES: list[Case] = [
         ("latency-negative", ["--latency", "-1"]), ("latency-inf", ["--latency", "inf"]),
         ("repo-three-parts", ["--repo", "a/b/c"]), ("repo-newline", ["--repo", "a/b\n"]),
         ("reviewer", ["--reviewer", "alien"])]],
+    # --- demo ------------------------------------------------------------------------
+    Case("demo-history-folder", ["demo", "--history", "{assets}/adir"]),
+    Case("demo-history-under-a-file", ["demo", "--history", "{assets}/afile/demo.jsonl"]),
     # --- argparse level -----------------------------------------------------------------
     Case("unknown-command", ["frobnicate"]),
     Case("unknown-flag", ["run", "--frobnicate"]),
