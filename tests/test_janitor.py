@@ -177,3 +177,23 @@ def test_janitor_refuses_a_run_id_outside_the_charset(run_id: str) -> None:
     res = cli("janitor", "--repo", REPO, "--api-url", "http://127.0.0.1:9", f"--run-id={run_id}", env=ENV)
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
     assert res.stderr.startswith("redline-canary: --run-id: ")
+
+
+def test_a_pr_from_a_fork_is_not_ours_even_with_a_canary_name_and_marker() -> None:
+    """The tool pushes to the canary repository itself, never to a fork: a fork's PR with
+    the same branch name and a copied marker is a person's and stays open. Its branch lives
+    in the fork, so our own leftover branch of that name is still cleaned."""
+    with Sandbox(token=TOKEN) as sb:
+        w = build(sb)
+        sb.create_repo("octocat/product", fork_of=REPO)
+        branch = branch_name(BRANCH_PREFIX, "20261130-1", "python", "seeded", 1)  # = a leftover's
+        sb.commit_files("octocat/product", branch, {"f.py": "f = 1\n"}, f"x\n\n{marker('20261130-1')}\n")
+        fork_pr = sb.create_pull(REPO, f"octocat:{branch}", title="From my fork", author="octocat",
+                                 body=f"copied {marker('20261130-1')}")
+        res = cli("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "20261130-1", "--json", env=ENV)
+        assert res.returncode == 0, res.stderr
+        report = json.loads(res.stdout)
+        assert fork_pr not in report["pulls"] and fork_pr in {p.number for p in sb.open_pulls(REPO)}
+        assert sorted(report["pulls"]) == sorted(w.canary_pulls)
+        assert_only_canary_things_gone(w)
+        assert branch in sb.branches("octocat/product")

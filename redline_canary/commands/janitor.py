@@ -110,6 +110,19 @@ class Scope:
         return when is not None and self.now - when >= self.age  # unknown age: leave it
 
 
+def _head_ref_here(pr: Mapping[str, Any], repo: str) -> str | None:
+    """The PR's head branch when it lives in ``repo`` (or we cannot tell: then assume it
+    does, so it is protected). None for a fork's PR, whose branch is not in this repo."""
+    head = pr.get("head")
+    if not isinstance(head, Mapping) or not isinstance(head.get("ref"), str):
+        return None
+    head_repo = head.get("repo")
+    full_name = head_repo.get("full_name") if isinstance(head_repo, Mapping) else None
+    if isinstance(full_name, str) and full_name.lower() != repo.lower():
+        return None
+    return str(head["ref"])
+
+
 def _is_canary_pull(pr: Mapping[str, Any], repo: str) -> str | None:
     """The run id when ``pr`` is one of ours: a canary-shaped head branch *in this
     repository* and the same run's marker in the body. None for everything else."""
@@ -152,12 +165,11 @@ def run_janitor(args: argparse.Namespace) -> int:
         keep: set[str] = set()  # heads of open PRs we must not delete under
         closing: set[str] = set()  # heads of the canary PRs closed below
         for pr in client.open_pulls(args.repo):
-            head = pr.get("head") if isinstance(pr.get("head"), Mapping) else {}
-            ref = head.get("ref") if isinstance(head, Mapping) else None
+            ref = _head_ref_here(pr, args.repo)
             run_id = _is_canary_pull(pr, args.repo)
-            if run_id is None or not isinstance(ref, str):
-                if isinstance(ref, str):
-                    keep.add(ref)  # a person's PR (or a fork's): its branch name is off limits
+            if run_id is None or ref is None:
+                if ref is not None:
+                    keep.add(ref)  # a person's PR: its head branch is off limits
                 continue
             if not scope.wants(ref, run_id, pr.get("created_at")):
                 keep.add(ref)
