@@ -18,6 +18,24 @@ _SKIP_NAMES = {"README.md", ".DS_Store"}
 # An installed wheel carries the corpus as package data, and pip byte-compiles every .py
 # in it: those caches are not corpus.
 _SKIP_DIRS = {"__pycache__", "node_modules"}
+# A corpus file is source a reviewer reads in a PR; nothing in it is near 1 MiB. A bigger
+# one (a vendored bundle, a data dump dropped in by mistake) would make lint and scoring
+# take minutes, and GitHub's diff view truncates it anyway: refuse it up front.
+MAX_FILE_BYTES = 1 << 20
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, or BadInput when it is too big or unreadable."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise BadInput(f"{path}: larger than 1 MiB ({size} bytes); corpus files must be smaller")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read ({exc.strerror or exc.__class__.__name__})") from None
+    if len(data) > MAX_FILE_BYTES:  # grew between stat and read
+        raise BadInput(f"{path}: larger than 1 MiB; corpus files must be smaller")
+    return data
 
 
 def default_corpus_dir() -> Path:
@@ -36,7 +54,9 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
     rules_path = base / "rules.yml"
     problems: list[Problem] = []
     try:
-        doc = yaml.safe_load(rules_path.read_text(encoding="utf-8"))
+        if not rules_path.is_file():
+            raise FileNotFoundError(rules_path)
+        doc = yaml.safe_load(_read_bytes(rules_path).decode("utf-8"))
     except FileNotFoundError:
         raise BadInput(f"{rules_path}: rules catalog not found") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
@@ -59,7 +79,7 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
                     part.startswith(".") or part in _SKIP_DIRS for part in parts
                 ) or path.suffix == ".pyc":
                     continue
-                stack_files[kind][rel] = path.read_bytes()
+                stack_files[kind][rel] = _read_bytes(path)
     if not files:
         raise BadInput(f"{label}: no stacks under seeded/ or clean/")
     return CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems)

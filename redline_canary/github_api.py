@@ -23,15 +23,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import httpx
 
-from redline_canary import __version__
+from redline_canary import __version__, validate
 from redline_canary.clock import Clock, RealClock
 from redline_canary.errors import BadInput, InfraFailure, register_secret
 from redline_canary.github_errors import ApiFailure, decipher, decode_json
-from redline_canary.github_errors import clean as _clean
 from redline_canary.pacing import Pacer
 from redline_canary.retrying import RetryPolicy, time_scale_from_env
 
@@ -70,16 +69,7 @@ def check_token(token: str, source: str = "token") -> None:
 
 def check_api_url(url: str) -> str:
     """An http(s) URL with a host and nothing that could smuggle credentials or a query."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BadInput(f"--api-url: expected an http(s) URL like {DEFAULT_API_URL}, got {_clean(url)!r}")
-    if parts.username or parts.password or parts.query or parts.fragment:
-        raise BadInput("--api-url: must not carry credentials, a query or a fragment")
-    try:
-        parts.port  # noqa: B018 - raises on a bad port
-    except ValueError:
-        raise BadInput(f"--api-url: bad port in {_clean(url)!r}") from None
-    return url.strip().rstrip("/")
+    return (validate.api_url(url) or DEFAULT_API_URL).strip().rstrip("/")
 
 
 def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
@@ -509,6 +499,16 @@ class GitHubClient:
             return (policy or self.policy).call(once)
 
     # --- janitor ------------------------------------------------------------------
+    def repo_flags(self, repo: str) -> RepoFlags:
+        """The repository's topics and archived flag: the janitor, like ``run``'s preflight,
+        works only on a repository that opted in with the canary topic."""
+        data = self.repository(repo)
+        topics = data.get("topics")
+        return RepoFlags(
+            topics=tuple(t for t in topics or () if isinstance(t, str)),
+            archived=bool(data.get("archived")),
+        )
+
     def open_pulls(self, repo: str) -> list[dict[str, Any]]:
         with self._infra(f"{repo}: list PRs"):
             items, _ = self.policy.call(lambda: self._paginate(
@@ -529,11 +529,33 @@ class GitHubClient:
                 out[ref.removeprefix("refs/heads/")] = sha
         return out
 
-    def commit_date(self, repo: str, sha: str) -> str:
+    def commit_info(self, repo: str, sha: str) -> CommitInfo:
+        """A commit's committer date and message: the janitor deletes an orphan branch only
+        when its head commit carries the run marker, and only once it is old enough."""
         with self._infra(f"{repo}: commit {sha[:7]}"):
-            data = self._get("/repos/{owner}/{repo}/git/commits/{commit_sha}",
-                             self._repo_url(repo, f"git/commits/{quote(sha, safe='')}"))
-            return _dig(data, "committer", "date")
+            raw = self._get("/repos/{owner}/{repo}/git/commits/{commit_sha}",
+                            self._repo_url(repo, f"git/commits/{quote(sha, safe='')}"))
+        committer = raw.get("committer") if isinstance(raw, dict) else None
+        date = committer.get("date") if isinstance(committer, dict) else None
+        message = raw.get("message") if isinstance(raw, dict) else None
+        return CommitInfo(date=date if isinstance(date, str) else "",
+                          message=message if isinstance(message, str) else "")
+
+
+@dataclass(frozen=True)
+class RepoFlags:
+    """What the janitor reads of a repository before it touches anything."""
+
+    topics: tuple[str, ...]
+    archived: bool
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """A branch head as the janitor judges it: how old, and who made it (the run marker)."""
+
+    date: str  # ISO-8601 as GitHub sends it; "" when absent
+    message: str
 
 
 class ReviewerNotEnabled(InfraFailure):

@@ -5,7 +5,6 @@ has been opened."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,12 +12,12 @@ from typing import Any
 
 import yaml
 
+from redline_canary import validate
 from redline_canary.corpus_model import CorpusData
 from redline_canary.errors import BadInput
 from redline_canary.profiles import PROFILES
 from redline_canary.publication import MODES
 
-_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login"}
 
 
@@ -81,34 +80,38 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData,
         where = f"{source}: [{i}]"
         if not isinstance(item, dict):
             raise BadInput(f"{where}: expected an object with repo and stack")
-        unknown = sorted(set(item) - _KEYS)
+        unknown = sorted(str(k) for k in set(item) - _KEYS)
         if unknown:
             raise BadInput(f"{where}.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_KEYS))})")
         for key in ("repo", "stack"):
             if not isinstance(item.get(key), str) or not item[key].strip():
                 raise BadInput(f"{where}.{key}: required string")
-        if not _REPO.match(item["repo"]):
-            raise BadInput(f"{where}.repo: expected OWNER/NAME, got {item['repo']!r}")
+        validate.repo(item["repo"], f"{where}.repo")
         if item["stack"] not in corpus.files:
-            raise BadInput(f"{where}.stack: unknown stack {item['stack']!r} "
+            raise BadInput(f"{where}.stack: unknown stack {validate.show(item['stack'])} "
                            f"(known: {', '.join(corpus.stacks)})")
-        reviewer = item.get("reviewer") or "redline"
+        reviewer = validate.optional_choice_string(item.get("reviewer"), f"{where}.reviewer") or "redline"
         if reviewer not in profiles:
-            raise BadInput(f"{where}.reviewer: unknown profile {reviewer!r} "
+            raise BadInput(f"{where}.reviewer: unknown profile {validate.show(reviewer)} "
                            f"(known: {', '.join(sorted(profiles))})")
-        mode = item.get("mode") or "blind"
+        mode = validate.optional_choice_string(item.get("mode"), f"{where}.mode") or "blind"
         if mode not in MODES:
-            raise BadInput(f"{where}.mode: must be blind or marked, got {mode!r}")
-        for key in ("base", "prefix"):
-            if key in item and item[key] is not None and not isinstance(item[key], str):
-                raise BadInput(f"{where}.{key}: must be a string")
+            raise BadInput(f"{where}.mode: must be blind or marked, got {validate.show(mode)}")
+        base = item.get("base")
+        if base is not None and base != "":  # "" = the default branch, as a matrix passes it
+            validate.ref_name(base, f"{where}.base")
+        prefix = item.get("prefix")
+        if prefix is not None:
+            validate.prefix(prefix, f"{where}.prefix")
         logins = item.get("login") or []
         if isinstance(logins, str):
             logins = [logins]
         if not isinstance(logins, list) or not all(isinstance(x, str) for x in logins):
             raise BadInput(f"{where}.login: must be a string or a list of strings")
-        targets.append(Target(item["repo"], item["stack"], reviewer, item.get("base") or None,
-                              mode, item.get("prefix") or "", tuple(logins)))
+        for j, name in enumerate(logins):
+            validate.login(name, f"{where}.login[{j}]")
+        targets.append(Target(item["repo"], item["stack"], reviewer, base or None,
+                              mode, prefix or "", tuple(logins)))
     # One repo and stack per run: branch names, gate keys and the history identity are
     # (run, repo, stack, kind, attempt), so a second reviewer there would collide.
     seen: dict[tuple[str, str], int] = {}

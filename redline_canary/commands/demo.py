@@ -8,9 +8,9 @@ import importlib.util
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
+from redline_canary import validate
 from redline_canary.corpus import load_corpus
 from redline_canary.cycle import BRANCH_PREFIX, CycleOptions
 from redline_canary.errors import BadInput, InfraFailure
@@ -37,8 +37,8 @@ def run_demo(args: argparse.Namespace) -> int:
 
     if importlib.util.find_spec("bandit") is None:
         raise BadInput("demo needs bandit: pip install 'redline-canary[demo]'")
+    history = validate.output_file(args.history, "--history")  # before a minute of work, not after
     corpus = load_corpus()
-    history = Path(args.history)
     targets = [Target(f"acme/canary-{s}", s) for s in BANDIT_STACKS]
     targets.append(Target(f"acme/canary-{SILENT_STACK}", SILENT_STACK))
     options = CycleOptions(run_id=f"demo-{int(time.time())}",

@@ -1,9 +1,18 @@
 """``janitor``: remove canary PRs and branches left behind by runs that died.
 
-A canary PR is recognised by three things at once — the ``redline-exempt`` label, a head
-branch under the canary prefix, and the hidden run marker in its body — so nothing a
-person opened is ever touched. Orphan branches (a run killed between push and PR) are
-recognised by the prefix and their age or run id.
+The janitor deletes things in a repository people may also use, so it only ever touches
+what this tool provably made, and proves it twice:
+
+- the branch name has the exact shape ``rc/<run-id>-<8 lowercase hex>`` that
+  :func:`redline_canary.cycle.branch_name` produces (``rc/2.4`` or ``rc/2.5-hotfix`` do
+  not), and
+- the run marker ``<!-- rc:run=<same run-id> -->`` is in the PR body (for an open PR) or in
+  the head commit's message (for a branch with no open canary PR).
+
+The ``redline-exempt`` label is not required: a run killed between opening the PR and
+labelling it leaves an unlabelled canary PR, which must still be cleaned. The head branch
+of an open PR that is not a canary PR is never deleted, whatever its name or commit say.
+And like ``run``, the janitor refuses a repository without the opt-in topic.
 """
 
 from __future__ import annotations
@@ -12,19 +21,28 @@ import argparse
 import datetime as dt
 import json
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from redline_canary.cycle import BRANCH_PREFIX, LABEL, branch_name
+from redline_canary import validate
+from redline_canary.cycle import BRANCH_PREFIX, RUN_MARKER, branch_name
 from redline_canary.errors import BadInput
-from redline_canary.github_api import GitHubClient, token_from_env
+from redline_canary.github_api import CANARY_TOPIC, GitHubClient, token_from_env
 
-_MARKER = re.compile(r"<!-- rc:run=([A-Za-z0-9._-]+) -->")
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+# ``rc/<run-id>-<8 hex>``: the run id may itself contain ``-``, the token never does, so
+# the last ``-`` separates them. Anchored at both ends (\Z: no trailing newline).
+_BRANCH = re.compile(r"rc/(?P<run>[A-Za-z0-9._-]{1,100})-(?P<token>[0-9a-f]{8})\Z")
+_DURATION = re.compile(r"(\d{1,9}(?:\.\d{1,6})?)([smhd])")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_AGE = dt.timedelta(days=365)
+# Confirmation re-runs are attempts 2, 3, ...; no run confirms anywhere near this often.
+_MAX_ATTEMPTS = 50
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("janitor", help="close and delete canary PRs/branches left by dead runs")
-    p.add_argument("--repo", required=True, help="OWNER/REPO")
+    p.add_argument("--repo", required=True, help="OWNER/REPO (must carry the topic redline-canary)")
     p.add_argument("--older-than", default="2h", help="only leftovers older than this (default 2h)")
     p.add_argument("--run-id", help="only this run's leftovers, whatever their age")
     p.add_argument("--stack", help="with --run-id: only this stack's PRs and branches (matrix jobs of one "
@@ -36,19 +54,26 @@ def register(sub: Any) -> None:
 
 
 def parse_duration(text: str) -> dt.timedelta:
-    m = _DURATION.match(text.strip())
+    """A positive age up to a year: ``30m``, ``2h``, ``1.5d``. Zero would mean "everything,
+    including the PRs a live run is waiting on", so it is refused like garbage is."""
+    m = _DURATION.fullmatch(text.strip())
     if not m:
-        raise BadInput(f"--older-than: expected a duration like 30m, 2h or 1d, got {text!r}")
-    unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[m[2]]
-    return dt.timedelta(**{unit: float(m[1])})
+        raise BadInput(f"--older-than: expected a duration like 30m, 2h or 1d, got {validate.show(text)}")
+    seconds = float(m[1]) * _UNIT_SECONDS[m[2]]
+    if not 0 < seconds <= MAX_AGE.total_seconds():
+        raise BadInput(f"--older-than: must be more than 0 and at most 365d, got {validate.show(text)}")
+    return dt.timedelta(seconds=seconds)
 
 
-def _parse_time(value: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+def canary_run_id(branch: str) -> str | None:
+    """The run id encoded in a canary-shaped branch name, or None for any other branch."""
+    m = _BRANCH.match(branch)
+    return m["run"] if m else None
 
 
-# Confirmation re-runs are attempts 2, 3, ...; no run confirms anywhere near this often.
-_MAX_ATTEMPTS = 50
+def carries_marker(text: Any, run_id: str) -> bool:
+    """This tool's hidden run marker for exactly ``run_id`` (not a prefix of another id)."""
+    return isinstance(text, str) and RUN_MARKER.format(run_id=run_id) in text
 
 
 def stack_branches(run_id: str, stack: str) -> set[str]:
@@ -57,43 +82,114 @@ def stack_branches(run_id: str, stack: str) -> set[str]:
             for kind in ("seeded", "clean") for attempt in range(1, _MAX_ATTEMPTS + 1)}
 
 
+def _parse_time(value: Any) -> dt.datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which leftovers this invocation may remove: one run (and stack), or old enough."""
+
+    run_id: str | None
+    only: frozenset[str] | None
+    age: dt.timedelta
+    now: dt.datetime
+
+    def wants(self, branch: str, run_id: str, created: Any) -> bool:
+        if self.only is not None and branch not in self.only:
+            return False
+        if self.run_id is not None:
+            return run_id == self.run_id
+        when = _parse_time(created)
+        return when is not None and self.now - when >= self.age  # unknown age: leave it
+
+
+def _head_ref_here(pr: Mapping[str, Any], repo: str) -> str | None:
+    """The PR's head branch when it lives in ``repo`` (or we cannot tell: then assume it
+    does, so it is protected). None for a fork's PR, whose branch is not in this repo."""
+    head = pr.get("head")
+    if not isinstance(head, Mapping) or not isinstance(head.get("ref"), str):
+        return None
+    head_repo = head.get("repo")
+    full_name = head_repo.get("full_name") if isinstance(head_repo, Mapping) else None
+    if isinstance(full_name, str) and full_name.lower() != repo.lower():
+        return None
+    return str(head["ref"])
+
+
+def _is_canary_pull(pr: Mapping[str, Any], repo: str) -> str | None:
+    """The run id when ``pr`` is one of ours: a canary-shaped head branch *in this
+    repository* and the same run's marker in the body. None for everything else."""
+    head = pr.get("head")
+    if not isinstance(head, Mapping):
+        return None
+    ref = head.get("ref")
+    head_repo = head.get("repo")
+    full_name = head_repo.get("full_name") if isinstance(head_repo, Mapping) else None
+    if not isinstance(ref, str) or not isinstance(full_name, str) or full_name.lower() != repo.lower():
+        return None  # a fork's branch of the same name is not ours to judge
+    run_id = canary_run_id(ref)
+    if run_id is None or not carries_marker(pr.get("body"), run_id):
+        return None
+    return run_id
+
+
 def run_janitor(args: argparse.Namespace) -> int:
+    validate.repo(args.repo, "--repo")
     age = parse_duration(args.older_than)
-    if args.stack and not args.run_id:
-        raise BadInput("--stack: only together with --run-id")
-    only = stack_branches(args.run_id, args.stack) if args.stack else None
-    now = dt.datetime.now(dt.timezone.utc)
-    client = GitHubClient(token_from_env(), args.api_url)
+    if args.run_id is not None:
+        validate.run_id(args.run_id)
+    if args.stack is not None:
+        validate.stack(args.stack)
+        if not args.run_id:
+            raise BadInput("--stack: only together with --run-id")
+    api_url = validate.api_url(args.api_url)
+    scope = Scope(run_id=args.run_id,
+                  only=frozenset(stack_branches(args.run_id, args.stack)) if args.stack else None,
+                  age=age, now=dt.datetime.now(dt.timezone.utc))
+    client = GitHubClient(token_from_env(), api_url)
     removed: dict[str, list[Any]] = {"pulls": [], "branches": []}
     try:
-        kept_branches: set[str] = set()
+        flags = client.repo_flags(args.repo)
+        if CANARY_TOPIC not in flags.topics:
+            raise BadInput(f"{args.repo}: not a canary repository: the janitor only cleans repositories "
+                           f"with the topic '{CANARY_TOPIC}'")
+        if flags.archived:
+            raise BadInput(f"{args.repo}: the repository is archived")
+        keep: set[str] = set()  # heads of open PRs we must not delete under
+        closing: set[str] = set()  # heads of the canary PRs closed below
         for pr in client.open_pulls(args.repo):
-            head = str((pr.get("head") or {}).get("ref") or "")
-            labels = {lab.get("name") for lab in pr.get("labels") or []}
-            marker = _MARKER.search(pr.get("body") or "")
-            if LABEL not in labels or not head.startswith(BRANCH_PREFIX) or not marker:
+            ref = _head_ref_here(pr, args.repo)
+            run_id = _is_canary_pull(pr, args.repo)
+            if run_id is None or ref is None:
+                if ref is not None:
+                    keep.add(ref)  # a person's PR: its head branch is off limits
                 continue
-            if only is not None and head not in only:
-                kept_branches.add(head)
-                continue
-            if args.run_id:
-                if marker[1] != args.run_id:
-                    kept_branches.add(head)
-                    continue
-            elif now - _parse_time(pr["created_at"]) < age:
-                kept_branches.add(head)
+            if not scope.wants(ref, run_id, pr.get("created_at")):
+                keep.add(ref)
                 continue
             removed["pulls"].append(pr["number"])
+            closing.add(ref)
             if not args.dry_run:
                 client.close_pull(args.repo, pr["number"])
         for branch, sha in sorted(client.branches_with_prefix(args.repo, BRANCH_PREFIX).items()):
-            if branch in kept_branches or (only is not None and branch not in only):
+            run_id = canary_run_id(branch)
+            if run_id is None or branch in keep:
                 continue
-            if args.run_id:
-                if not branch.startswith(f"{BRANCH_PREFIX}{args.run_id}-"):
+            if branch not in closing:
+                if scope.only is not None and branch not in scope.only:
                     continue
-            elif now - _parse_time(client.commit_date(args.repo, sha)) < age:
-                continue
+                if scope.run_id is not None and run_id != scope.run_id:
+                    continue
+                head = client.commit_info(args.repo, sha)
+                if not carries_marker(head.message, run_id) or not scope.wants(branch, run_id, head.date):
+                    continue
             removed["branches"].append(branch)
             if not args.dry_run:
                 client.delete_branch(args.repo, branch)

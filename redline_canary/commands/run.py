@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from redline_canary import validate
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
 from redline_canary.errors import BadInput, mask, one_line
-from redline_canary.github_api import check_api_url, token_from_env
+from redline_canary.github_api import token_from_env
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import parse_floor
 from redline_canary.polling import PollConfig
@@ -20,6 +21,9 @@ from redline_canary.profile_config import load_profiles_file
 from redline_canary.runner import default_run_id, run_targets, summary_table
 from redline_canary.scoring import GateOptions
 from redline_canary.targets import Target, load_targets_text, parse_targets, read_targets_arg
+
+MAX_TIMEOUT_MINUTES = 24 * 60  # a day: longer than any CI job may run
+MAX_CONFIRM = 10  # the janitor recognises attempts up to 50; 10 re-runs is already a lot
 
 
 def register(sub: Any) -> None:
@@ -68,6 +72,13 @@ def resolve_targets(args: argparse.Namespace, corpus: Any) -> list[Target]:
             raise BadInput("--targets and --repo/--stack: give one or the other")
         if not (args.repo and args.stack):
             raise BadInput("--repo and --stack: both are needed for a single target")
+        # The flags are checked under their own names, so the message says --base, not
+        # "[0].base" of a list the user never wrote.
+        validate.repo(args.repo, "--repo")
+        if args.base:
+            validate.ref_name(args.base, "--base")
+        if args.prefix:
+            validate.prefix(args.prefix, "--prefix")
         item = {"repo": args.repo, "stack": args.stack}
         for key in ("reviewer", "mode", "base", "prefix"):
             if getattr(args, key):
@@ -82,16 +93,31 @@ def resolve_targets(args: argparse.Namespace, corpus: Any) -> list[Target]:
     return parse_targets(load_targets_text(text, source), source, corpus, extra)
 
 
+def check_run_options(args: argparse.Namespace) -> None:
+    """Every numeric, URL and path option of ``run``, before the corpus or the network."""
+    validate.number(args.poll_interval, "--poll-interval", low=0, high=3600, low_open=True)
+    validate.number(args.timeout_minutes, "--timeout-minutes", low=0, high=MAX_TIMEOUT_MINUTES, low_open=True)
+    if args.min_recall is not None:
+        validate.number(args.min_recall, "--min-recall", low=0, high=1)
+    validate.integer(args.stable_polls, "--stable-polls", low=1, high=100)
+    validate.integer(args.confirm, "--confirm", low=0, high=MAX_CONFIRM)
+    validate.integer(args.parallel, "--parallel", low=1, high=64)
+    validate.integer(args.window, "--window", low=0, high=validate.MAX_WINDOW)
+    validate.api_url(args.api_url)
+    if args.run_id is not None:
+        validate.run_id(args.run_id)
+    if args.history:
+        validate.output_file(args.history, "--history")
+    if args.save_captures:
+        validate.output_dir(args.save_captures, "--save-captures")
+
+
 def run_run(args: argparse.Namespace) -> int:
+    check_run_options(args)
     corpus = load_corpus(args.corpus)
     targets = resolve_targets(args, corpus)
     for stack in sorted({t.stack for t in targets}):
         require_stack(corpus, stack)
-    for flag, value in (("--poll-interval", args.poll_interval), ("--timeout-minutes", args.timeout_minutes)):
-        if value <= 0:
-            raise BadInput(f"{flag}: must be positive")
-    if args.stable_polls < 1 or args.confirm < 0 or args.parallel < 1 or args.window < 0:
-        raise BadInput("--stable-polls/--parallel must be >= 1, --confirm/--window >= 0")
     run_id = args.run_id or default_run_id()
     options = CycleOptions(
         run_id=run_id,
@@ -108,7 +134,7 @@ def run_run(args: argparse.Namespace) -> int:
                 print(f"  {t.repo}: {t.stack}/{kind} via {t.reviewer} ({t.mode}) -> branch "
                       f"{branch_name(BRANCH_PREFIX, run_id, t.stack, kind, 1)}, label {LABEL}")
         return 0
-    api_url = check_api_url(args.api_url) if args.api_url else None
+    api_url = args.api_url
     token = token_from_env()
     history = Path(args.history) if args.history else None
     result = run_targets(targets, corpus, options, token=token, api_url=api_url,

@@ -14,7 +14,7 @@ import threading
 from types import FrameType
 from typing import Any
 
-from redline_canary.errors import BadInput
+from redline_canary import validate
 from redline_canary.github_api import CANARY_TOPIC
 
 DEFAULT_REPO = "acme/canary-python"
@@ -63,11 +63,11 @@ def _serve(args: argparse.Namespace) -> int:
 
     repos = args.repo or [DEFAULT_REPO]
     for name in repos:
-        owner, _, rest = name.partition("/")
-        if not owner or not rest or "/" in rest:
-            raise BadInput(f"--repo: expected OWNER/NAME, got {name!r}")
-    if args.latency < 0:
-        raise BadInput("--latency: must be >= 0")
+        validate.repo(name, "--repo")
+    # Checked here, not left to bind(): a port of 70000 would otherwise surface as an
+    # OverflowError traceback instead of a one-line bad-input message.
+    validate.integer(args.port, "--port", low=0, high=65535)
+    validate.number(args.latency, "--latency", low=0, high=3600)
     stop = threading.Event()
 
     def on_term(signum: int, frame: FrameType | None) -> None:

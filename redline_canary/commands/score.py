@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from redline_canary import __version__
+from redline_canary import __version__, validate
 from redline_canary.baseline import compare
-from redline_canary.capture import CaptureError, capture_meta
+from redline_canary.capture import CaptureError, capture_meta, check_capture
 from redline_canary.clock import utc_now_iso
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.errors import BadInput
@@ -69,6 +69,10 @@ def _read_capture(path: str) -> dict[str, Any]:
         raise BadInput(f"{path}: cannot read capture ({exc.__class__.__name__})") from None
     if not isinstance(doc, dict):
         raise BadInput(f"{path}: top level: expected a JSON object")
+    try:
+        check_capture(doc)
+    except CaptureError as exc:
+        raise BadInput(f"{path}: {exc}") from None
     return doc
 
 
@@ -81,15 +85,47 @@ def _live_capture(args: argparse.Namespace) -> dict[str, Any]:
     return client.capture(args.repo, args.pr)
 
 
-def run_score(args: argparse.Namespace) -> int:
+def check_score_options(args: argparse.Namespace) -> None:
+    """Flags first: nothing is read, fetched or written before they are known good."""
     if args.baseline and not args.history:
         raise BadInput("--baseline: needs --history FILE to find the baseline in")
+    if args.repo is not None:
+        validate.repo(args.repo, "--repo")
+    if args.pr is not None:
+        validate.integer(args.pr, "--pr", low=1, high=2**31 - 1)
+    validate.api_url(args.api_url)
+    if args.run_id is not None:
+        validate.run_id(args.run_id)
+    if args.stack is not None:
+        validate.stack(args.stack)
+    if args.prefix is not None:
+        validate.prefix(args.prefix, "--prefix")
+    if args.window is not None:
+        validate.integer(args.window, "--window", low=0, high=validate.MAX_WINDOW)
+    if args.min_recall is not None:
+        validate.number(args.min_recall, "--min-recall", low=0, high=1)
+    for i, name in enumerate(args.login):
+        validate.login(name, f"--login[{i}]" if len(args.login) > 1 else "--login")
+    parse_floor(args.floor)
+    if args.history:
+        validate.output_file(args.history, "--history")
+    if args.save_capture:
+        validate.output_file(args.save_capture, "--save-capture")
+        if args.capture and Path(args.save_capture).resolve() == Path(args.capture).resolve():
+            raise BadInput("--save-capture: is the --capture file itself")
+
+
+def run_score(args: argparse.Namespace) -> int:
+    check_score_options(args)
     source = args.capture or f"{args.repo}#{args.pr}"
     doc = _read_capture(args.capture) if args.capture else _live_capture(args)
     repo, number, manifest = capture_meta(doc)
     stack = args.stack or manifest.get("stack")
     if not stack:
         raise BadInput(f"{source}: --stack not given and manifest.stack missing")
+    validate.stack(stack, "--stack" if args.stack else f"{source}: manifest.stack")
+    if args.prefix is None and manifest.get("prefix"):
+        validate.prefix(manifest["prefix"], f"{source}: manifest.prefix")
     kind = parse_kind(args.kind or manifest.get("kind") or "", source)
     mode = parse_mode(args.mode or manifest.get("mode") or "blind", source)
     prefix = args.prefix if args.prefix is not None else str(manifest.get("prefix") or "")
@@ -97,8 +133,6 @@ def run_score(args: argparse.Namespace) -> int:
                            args.profiles)
     corpus = load_corpus(args.corpus)
     require_stack(corpus, stack)
-    if args.window is not None and args.window < 0:
-        raise BadInput("--window: must be a non-negative integer")
     settings = ScoreSettings(
         stack=stack, kind=kind, mode=mode, prefix=prefix,
         window=DEFAULT_WINDOW if args.window is None else args.window,
