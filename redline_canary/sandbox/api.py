@@ -430,7 +430,7 @@ def list_pulls(call: Call) -> Reply:
 @route("POST", f"{R}/pulls", f"{D_PULLS}#create-a-pull-request", P_WRITE)
 def create_pull(call: Call) -> Reply:
     repo = call.repo
-    issue = call.state.create_pull(repo, call.viewer, call.obj())
+    issue = call.state.create_pull(repo, call.viewer, call.obj(), via_api=True)
     body = call.r.pull(repo, issue)
     return created(body, body["url"])
 
