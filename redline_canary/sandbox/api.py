@@ -120,6 +120,29 @@ def match(method: str, path: str) -> tuple[Route | None, dict[str, str]]:
     return None, {}
 
 
+def served_routes() -> dict[str, frozenset[str]]:
+    """Every route template the sandbox serves, with the methods it answers."""
+    out: dict[str, set[str]] = {}
+    for rt in ROUTES:
+        out.setdefault(rt.template, set()).add(rt.method)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def route_problem(method: str | None, route: str | None) -> str | None:
+    """Why a fault's method/route can never match a request, or None when it can."""
+    routes = served_routes()
+    if method is not None and method.upper() not in {"GET", "POST", "PATCH", "PUT", "DELETE"}:
+        return f"unknown method {method!r}"
+    if route is None:
+        return None
+    methods = routes.get(route)
+    if methods is None:
+        return f"the sandbox serves no route {route!r}"
+    if method is not None and method.upper() not in methods:
+        return f"{route} answers {', '.join(sorted(methods))}, not {method.upper()}"
+    return None
+
+
 # --- helpers ------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
@@ -25,6 +26,7 @@ from redline_canary.sandbox.policies import (
     TooQuickly,
 )
 from redline_canary.sandbox.reviewers import Activity, Reviewer, ReviewerHub
+from redline_canary.sandbox.scenario import ReviewerKind, Scenario, apply_scenario, as_scenario
 from redline_canary.sandbox.server import (
     Fault,
     RequestRecord,
@@ -227,7 +229,7 @@ class Sandbox:
         fault) and ``secondary``. A route or method the sandbox does not serve is a
         ValueError: a typo would otherwise make a fault that silently never fires.
         """
-        problem = route_problem(method, route)
+        problem = api.route_problem(method, route)
         if problem:
             raise ValueError(problem)
         fault = Fault(
@@ -353,6 +355,29 @@ class Sandbox:
         with self.state.lock:
             self.state.policies.review_requests[(repo.lower(), login.lower())] = mode
 
+    @classmethod
+    def from_scenario(
+        cls,
+        scenario: Scenario | Mapping[str, Any] | str | Path,
+        *,
+        token: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        default_reviewer: ReviewerKind = "bandit",
+        latency: float = 1.0,
+    ) -> Sandbox:
+        """A sandbox (not yet started) holding a scenario's world: the same file
+        ``sandbox serve --scenario`` reads, or its decoded mapping. Bad input raises
+        :class:`~.scenario.ScenarioError` (a ``BadInput``)."""
+        sc = as_scenario(scenario)
+        sb = cls(login=sc.login, token=token, host=host, port=port)
+        try:
+            apply_scenario(sb, sc, default_reviewer=default_reviewer, latency=latency)
+        except BaseException:
+            sb.close()
+            raise
+        return sb
+
     def tree_payload_cap(self, max_bytes: int | None) -> None:
         """Answer POST /git/trees carrying more inline content than this with GitHub's 422."""
         self.state.tree_payload_cap = max_bytes
@@ -409,6 +434,21 @@ class Sandbox:
                 )
             return out
 
+    def repo_names(self) -> list[str]:
+        """Every repository's full name, in creation order."""
+        with self.state.lock:
+            return [r.full_name for r in self.state.repos.values()]
+
+    def reviewer_kinds(self) -> dict[str, str]:
+        """``{repo full name: reviewer kind}`` for repos with a simulated reviewer."""
+        with self.state.lock:
+            out = {}
+            for r in self.state.repos.values():
+                attached = self.hub.attached.get(r.full_name.lower(), [])
+                if attached:
+                    out[r.full_name] = "+".join(x.kind for x in attached)
+            return out
+
     def open_pulls(self, repo: str) -> list[PullSummary]:
         return self.pulls(repo, "open")
 
@@ -443,25 +483,3 @@ class Sandbox:
                 "issue_comments": [rd.issue_comment(r, issue, c) for c in issue.comments],
             }
 
-
-def served_routes() -> dict[str, frozenset[str]]:
-    """Every route template the sandbox serves, with the methods it answers."""
-    out: dict[str, set[str]] = {}
-    for rt in api.ROUTES:
-        out.setdefault(rt.template, set()).add(rt.method)
-    return {k: frozenset(v) for k, v in out.items()}
-
-
-def route_problem(method: str | None, route: str | None) -> str | None:
-    """Why a fault's method/route can never match a request, or None when it can."""
-    routes = served_routes()
-    if method is not None and method.upper() not in {"GET", "POST", "PATCH", "PUT", "DELETE"}:
-        return f"unknown method {method!r}"
-    if route is None:
-        return None
-    methods = routes.get(route)
-    if methods is None:
-        return f"the sandbox serves no route {route!r}"
-    if method is not None and method.upper() not in methods:
-        return f"{route} answers {', '.join(sorted(methods))}, not {method.upper()}"
-    return None
