@@ -243,6 +243,8 @@ def test_fine_grained_token_push_true_but_pulls_refused(sb: Sandbox, client: htt
     gh = _github(sb)
     repo = gh.get_repo(REPO)
     assert repo.permissions.push is True
+    expiry = client.get(f"/repos/{REPO}").headers["github-authentication-token-expiration"]
+    assert expiry.endswith(" UTC") and len(expiry) == len("2026-09-19 08:26:39 UTC")
     ref = _new_ref(client, sb, "canary/fg")  # contents=write: granted
     assert ref.status_code == 201
     with pytest.raises(GithubException) as exc:
@@ -358,6 +360,15 @@ def test_ref_names_git_refuses(sb: Sandbox, client: httpx.Client, ref: str) -> N
         "status": "422",
     }
     assert sb.branches(REPO) == ["main"]
+
+
+def test_ref_that_collides_with_a_directory_of_refs(sb: Sandbox, client: httpx.Client) -> None:
+    sha = sb.state.get_repo_by_name(REPO).branch_sha("main")
+    assert client.post(f"/repos/{REPO}/git/refs", json={"ref": "refs/heads/rc/2.4", "sha": sha}).status_code == 201
+    for ref in ("refs/heads/rc", "refs/heads/rc/2.4/fix", "refs/heads/main/x"):
+        r = client.post(f"/repos/{REPO}/git/refs", json={"ref": ref, "sha": sha})
+        assert r.status_code == 422 and r.json()["message"] == "Reference update failed", ref
+    assert sb.branches(REPO) == ["main", "rc/2.4"]
 
 
 def test_ref_names_git_accepts(sb: Sandbox) -> None:

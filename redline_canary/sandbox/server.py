@@ -210,6 +210,8 @@ class SandboxServer:
         self._token_digest = _digest(token) if token else None
         self.rate = RateWindow()
         self.secondary: SecondaryLimit | None = None
+        expiry = time.gmtime(time.time() + 30 * 86400)
+        self.token_expiry = time.strftime("%Y-%m-%d %H:%M:%S UTC", expiry)
         self.faults: list[Fault] = []
         # Bounded so a long `sandbox serve` session cannot grow without limit.
         self.records: deque[RequestRecord] = deque(maxlen=MAX_RECORDS)
@@ -382,6 +384,10 @@ class _Handler(BaseHTTPRequestHandler):
             "x-github-request-id": _request_id(),
         }
         h.update(sb.rate.headers())
+        if sb.state.policies.token is not None:
+            # Fine-grained and other expiring tokens announce their expiry on every answer
+            # (recorded in the 2026 PyGithub fixtures, e.g. git-ref_update_200).
+            h["github-authentication-token-expiration"] = sb.token_expiry
         return h
 
     def _dispatch(self, method: str) -> None:

@@ -417,6 +417,11 @@ class State:
                 raise ApiError(422, "Reference already exists", doc=doc)
             if self.store.kind(sha) is None:
                 raise ApiError(422, "Object does not exist", doc=doc)
+            if any(x.startswith(ref + "/") or ref.startswith(x + "/") for x in repo.refs):
+                # git cannot hold both refs/heads/a and refs/heads/a/b; GitHub's answer is
+                # this generic text [COMMUNITY: microsoft/vscode-remote-repositories-github#122,
+                # github/rest-api-description#4887].
+                raise ApiError(422, "Reference update failed", doc=doc)
             self._set_ref(repo, ref, sha)
             lag = self.policies.ref_lag
             if lag is not None and lag.applies(repo.full_name) and ref.startswith("refs/heads/"):
