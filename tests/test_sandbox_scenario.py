@@ -131,6 +131,18 @@ def test_policy_keys_are_wired() -> None:
         assert sb.state.policies.review_request_mode("acme/a", "Copilot-Pull-Request-Reviewer[bot]") == "rejected"
 
 
+def test_the_help_example_is_a_valid_scenario() -> None:
+    from redline_canary.commands.sandbox import SCENARIO_HELP
+
+    block = SCENARIO_HELP.split("\n", 1)[1].rsplit("Any problem", 1)[0]
+    scenario = parse_scenario(yaml.safe_load(block))
+    assert scenario.human == "octocat" and scenario.too_quickly is not None
+    assert scenario.repos[0].review_requests == (("copilot-pull-request-reviewer[bot]", "hidden"),)
+    assert scenario.faults[0].after_write and scenario.secondary_limit is not None
+    with Sandbox.from_scenario(scenario, default_reviewer="none") as sb:
+        assert sb.branches("acme/canary-python") == ["main", "rc/2.4"]
+
+
 def test_yaml_and_json_files_build_the_same_scenario(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(EXAMPLE_YAML)
     (tmp_path / "s.json").write_text(json.dumps(example()))

@@ -45,6 +45,34 @@ if TYPE_CHECKING:
     from redline_canary.sandbox import Sandbox
 
 DEFAULT_REPO = "acme/canary-python"
+SCENARIO_HELP = """\
+scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
+  login: redline-canary              # the token's user
+  human: octocat                     # who made the pre-existing branches and PRs
+  repos:
+    - name: acme/canary-python       # OWNER/NAME, each once
+      topic: true                    # carries the opt-in topic
+      reviewer: bandit               # bandit | silent | none (default: --reviewer)
+      latency: 0.5                   # default: --latency
+      default_branch: main
+      writable: true                 # false: permissions.push false, writes 403
+      files: {README.md: "hi"}       # initial default-branch files
+      branches: [rc/2.4]             # one commit each by `human`
+      pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat}]
+      review_requests: {"copilot-pull-request-reviewer[bot]": hidden}
+                                     # registered | dropped | hidden | rejected
+  faults:                            # times omitted = always
+    - {method: POST, route: "/repos/{owner}/{repo}/pulls", status: 502, after_write: true, times: 1}
+    # also: headers {..}, body (string = raw), delay, drop, secondary
+  secondary_limit: {per_minute: 5, per_hour: 100, window: 60, retry_after: 30,
+                    status: 429, send_retry_after: false, methods: [POST, PATCH, PUT]}
+  primary_limit: {limit: 5000, remaining: 0, reset_in: 30, status: 403}
+  ref_visibility_lag: {attempts: 2, repo: acme/canary-python}   # or just: 2
+  too_quickly: {after: 9, times: 3, created: false, repo: acme/canary-python}
+  fine_grained_token: {missing: [pull_requests], repos: [acme/canary-python]}
+  tree_payload_cap: 2000000
+Any problem: one line naming the file and key path, exit 2.
+"""
 
 
 def register(subparsers: Any) -> None:
@@ -63,6 +91,8 @@ def register(subparsers: Any) -> None:
         "from YAML/JSON; top-level keys: login, human, repos, faults, secondary_limit, "
         "primary_limit, ref_visibility_lag, too_quickly, fine_grained_token, tree_payload_cap "
         "(shape: redline_canary/sandbox/scenario.py).",
+        epilog=SCENARIO_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument("--port", type=int, default=0, help="TCP port 0-65535 (default 0: ephemeral)")
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
