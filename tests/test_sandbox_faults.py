@@ -109,6 +109,16 @@ def test_after_write_drop_loses_the_answer_but_keeps_the_ref(sb: Sandbox, client
     assert again.status_code == 422 and again.json()["message"] == "Reference already exists"
 
 
+def test_fault_limited_to_one_repo(sb: Sandbox, client: httpx.Client) -> None:
+    sb.create_repo("acme/product")
+    fault = sb.inject_fault("GET", "/repos/{owner}/{repo}", status=503, repo="acme/product", times=None)
+    assert client.get(f"/repos/{REPO}").status_code == 200
+    assert client.get("/repos/ACME/product").status_code == 503
+    repo_id = client.get(f"/repos/{REPO}").json()["id"]
+    assert client.get(f"/repositories/{repo_id}").status_code == 200  # id form resolves to the same repo
+    assert fault.hits == 1
+
+
 def test_fault_validation_catches_typos(sb: Sandbox) -> None:
     with pytest.raises(ValueError, match="serves no route"):
         sb.inject_fault("POST", "/repos/{owner}/{repo}/pull", status=502)

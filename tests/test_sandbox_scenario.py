@@ -176,6 +176,7 @@ BAD = [
     ("faults.0.method", "PUT", "faults[0].route: /repos/{owner}/{repo}/git/refs answers GET, POST, not PUT"),
     ("faults.0.method", "FETCH", "faults[0].method: must be one of GET, POST, PATCH, PUT, DELETE"),
     ("faults.0.colour", "red", "faults[0].colour: unknown key"),
+    ("faults.0.repo", "acme/elsewhere", "faults[0].repo: acme/elsewhere is not one of the scenario's repos"),
     ("faults.4.status", 500, "faults[4].drop: a dropped connection has no status"),
     ("faults.1.headers", ["retry-after"], "faults[1].headers: must be a mapping"),
     ("faults.3.delay", -1, "faults[3].delay: must be a number 0-3600"),

@@ -13,7 +13,7 @@ can drive any failure from outside the Python API. Keys (see
     repos[]: name, topic, reviewer (bandit|silent|none), latency, default_branch, writable,
              files, branches[], pulls[] (head, title, base, body, draft, author),
              review_requests {login: registered|dropped|hidden|rejected}
-    faults[]: method, route (OpenAPI template), status, headers, body, delay, drop,
+    faults[]: method, route (OpenAPI template), repo, status, headers, body, delay, drop,
               times (omitted = always), after_write, secondary
     secondary_limit: per_minute, per_hour, window, retry_after, status (403|429),
                      send_retry_after, methods
@@ -63,7 +63,7 @@ scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
                                      # registered | dropped | hidden | rejected
   faults:                            # times omitted = always
     - {method: POST, route: "/repos/{owner}/{repo}/pulls", status: 502, after_write: true, times: 1}
-    # also: headers {..}, body (string = raw), delay, drop, secondary
+    # also: repo, headers {..}, body (string = raw), delay, drop, secondary
   secondary_limit: {per_minute: 5, per_hour: 100, window: 60, retry_after: 30,
                     status: 429, send_retry_after: false, methods: [POST, PATCH, PUT]}
   primary_limit: {limit: 5000, remaining: 0, reset_in: 30, status: 403}

@@ -221,12 +221,13 @@ class Sandbox:
         times: int | None = 1,
         after_write: bool = False,
         secondary: bool = False,
+        repo: str | None = None,
     ) -> Fault:
         """Make matching requests fail. ``route`` is a GitHub template, e.g.
         ``/repos/{owner}/{repo}/pulls``; None matches every route. ``times=None``: always.
 
         See :class:`Fault` for ``after_write`` (the write happens, the answer is the
-        fault) and ``secondary``. A route or method the sandbox does not serve is a
+        fault), ``secondary`` and ``repo`` (only that OWNER/NAME). A route or method the sandbox does not serve is a
         ValueError: a typo would otherwise make a fault that silently never fires.
         """
         problem = api.route_problem(method, route)
@@ -243,6 +244,7 @@ class Sandbox:
             times=times,
             after_write=after_write,
             secondary=secondary,
+            repo=repo,
         )
         return self._server.add_fault(fault)
 

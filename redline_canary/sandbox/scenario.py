@@ -23,7 +23,7 @@ Shape (every key but ``repos`` optional)::
         review_requests: {"copilot-pull-request-reviewer[bot]": hidden}  # registered|dropped|hidden|rejected
     faults:                        # route = OpenAPI template the sandbox serves; times omitted = always
       - {method: POST, route: "/repos/{owner}/{repo}/pulls", status: 502, after_write: true, times: 1}
-      # keys: method route status headers body delay drop times after_write secondary
+      # keys: method route repo status headers body delay drop times after_write secondary
     secondary_limit: {per_minute: 5, per_hour: null, window: 60, retry_after: null,
                       status: 403, send_retry_after: true, methods: [POST, PATCH, PUT]}
     primary_limit: {limit: 5000, remaining: 0, reset_in: 30, status: 403}
@@ -36,7 +36,7 @@ Shape (every key but ``repos`` optional)::
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn, get_args
@@ -100,6 +100,7 @@ class FaultSpec:
     times: int | None = None  # scenario default: always
     after_write: bool = False
     secondary: bool = False
+    repo: str | None = None
 
 
 @dataclass(frozen=True)
@@ -302,7 +303,9 @@ _REPO = (
 )  # fmt: skip
 _SECONDARY = ("per_minute", "per_hour", "window", "retry_after", "status", "send_retry_after", "methods")
 _PULL = ("head", "title", "base", "body", "draft", "author")
-_FAULT = ("method", "route", "status", "headers", "body", "delay", "drop", "times", "after_write", "secondary")
+_FAULT = (
+    "method", "route", "repo", "status", "headers", "body", "delay", "drop", "times", "after_write", "secondary",
+)  # fmt: skip
 
 
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
@@ -325,7 +328,9 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
             c.fail(key, f"{name} is not one of the scenario's repos")
         return name
 
-    faults = tuple(_fault(c, f"faults[{i}]", f) for i, f in enumerate(c.items("faults", top.get("faults", []))))
+    faults = tuple(
+        _fault(c, f"faults[{i}]", f, known_repo) for i, f in enumerate(c.items("faults", top.get("faults", [])))
+    )
     login = c.string("login", top.get("login", "redline-canary"))
     human = c.string("human", top.get("human", DEFAULT_HUMAN))
     if human.lower() == login.lower():
@@ -488,8 +493,9 @@ def _repo(c: _Check, key: str, value: Any) -> RepoSpec:
     )
 
 
-def _fault(c: _Check, key: str, value: Any) -> FaultSpec:
+def _fault(c: _Check, key: str, value: Any, known_repo: Callable[[str, Any], str]) -> FaultSpec:
     m = c.mapping(key, value, _FAULT)
+    repo = known_repo(f"{key}.repo", m["repo"]) if m.get("repo") is not None else None
     method = None
     if m.get("method") is not None:
         method = c.choice(f"{key}.method", str(m["method"]).upper(), METHODS)
@@ -528,6 +534,7 @@ def _fault(c: _Check, key: str, value: Any) -> FaultSpec:
         times=times,
         after_write=after_write,
         secondary=secondary,
+        repo=repo,
     )
 
 
@@ -617,6 +624,7 @@ def apply_scenario(
             times=f.times,
             after_write=f.after_write,
             secondary=f.secondary,
+            repo=f.repo,
         )
 
 

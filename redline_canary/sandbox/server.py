@@ -75,7 +75,8 @@ class Fault:
     that succeeded but answered 5xx". Only successful answers are replaced; a request the
     handler refuses gets its real error. ``secondary``: the default body is the
     secondary-rate-limit message even without a ``retry-after`` header, as GitHub sends
-    it when it wants the client to wait "at least one minute".
+    it when it wants the client to wait "at least one minute". ``repo`` (an OWNER/NAME)
+    limits the fault to one repository's requests.
     """
 
     method: str | None = None
@@ -88,6 +89,7 @@ class Fault:
     times: int | None = 1
     after_write: bool = False
     secondary: bool = False
+    repo: str | None = None
     hits: int = 0
 
     def __post_init__(self) -> None:
@@ -100,10 +102,12 @@ class Fault:
         if self.times is not None and self.times < 1:
             raise ValueError("fault times must be >= 1 (None = always)")
 
-    def matches(self, method: str, route: str) -> bool:
+    def matches(self, method: str, route: str, repo: str | None = None) -> bool:
         if self.times is not None and self.hits >= self.times:
             return False
         if self.method is not None and self.method.upper() != method:
+            return False
+        if self.repo is not None and (repo is None or repo.lower() != self.repo.lower()):
             return False
         return self.route is None or self.route == route
 
@@ -250,10 +254,10 @@ class SandboxServer:
             self.faults.append(fault)
         return fault
 
-    def take_fault(self, method: str, route: str) -> Fault | None:
+    def take_fault(self, method: str, route: str, repo: str | None = None) -> Fault | None:
         with self.lock:
             for f in self.faults:
-                if f.matches(method, route):
+                if f.matches(method, route, repo):
                     f.hits += 1
                     return f
         return None
@@ -408,7 +412,8 @@ class _Handler(BaseHTTPRequestHandler):
         template = rt.template if rt else raw_path
         doc = rt.doc if rt else DOCS
 
-        fault = sb.take_fault(method, template)
+        full_name = f"{params['owner']}/{params['repo']}" if "owner" in params and "repo" in params else None
+        fault = sb.take_fault(method, template, full_name)
         if fault is not None and not fault.after_write:
             if fault.delay:
                 time.sleep(fault.delay)
@@ -465,7 +470,6 @@ class _Handler(BaseHTTPRequestHandler):
             fail(ApiError(404, "Not Found", doc=doc), True)
             return
         token = state.policies.token
-        full_name = f"{params['owner']}/{params['repo']}" if "owner" in params and "repo" in params else None
         if token is not None and token.denies(rt.perm, method, full_name):
             err = ApiError(
                 403,
