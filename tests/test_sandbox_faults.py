@@ -202,6 +202,11 @@ def test_too_quickly_on_the_third_pull_for_two_attempts(sb: Sandbox, client: htt
     assert [p.head for p in sb.open_pulls(REPO)] == ["b0", "b1"]
     assert _open(client, "b2").status_code == 201 and limit.refused == 2
 
+    sb.submitted_too_quickly(times=None)  # from now on, every one...
+    assert _open(client, "b3").status_code == 422
+    sb.clear_policies()  # ...until GitHub calms down
+    assert _open(client, "b3").status_code == 201
+
 
 def test_too_quickly_but_created(sb: Sandbox) -> None:
     sb.submitted_too_quickly(times=1, created=True)

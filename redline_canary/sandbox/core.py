@@ -21,6 +21,7 @@ from redline_canary.sandbox.policies import (
     PERMISSIONS,
     REVIEW_REQUEST_MODES,
     FineGrainedToken,
+    Policies,
     RefVisibilityLag,
     ReviewRequestMode,
     TooQuickly,
@@ -251,6 +252,12 @@ class Sandbox:
     def clear_faults(self) -> None:
         with self._server.lock:
             self._server.faults.clear()
+
+    def clear_policies(self) -> None:
+        """Back to a well-behaved GitHub: no ref lag, no "too quickly", a token with every
+        permission, every reviewer request registered (faults and limits untouched)."""
+        with self.state.lock:
+            self.state.policies = Policies()
 
     def secondary_limit(
         self,
