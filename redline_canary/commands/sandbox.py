@@ -1,23 +1,79 @@
-"""``redline-canary sandbox serve``: the local fake GitHub, to play with by hand.
+"""``redline-canary sandbox serve``: the local fake GitHub, by hand or from another process.
 
 Point ``run --api-url`` (or PyGithub's ``base_url``, or curl) at the printed URL; any token
 is accepted. Serves until Ctrl-C (or SIGTERM), then closes every socket and reviewer thread.
+
+``--scenario FILE`` (YAML, or JSON by ``.json`` suffix) builds a whole world instead of
+``--repo``: repositories with or without the opt-in topic, branches and PRs a human made
+before the canary ran, a simulated reviewer per repo, and faults and limits, so a test
+can drive any failure from outside the Python API. Keys (see
+``redline_canary/sandbox/scenario.py`` for the full shape)::
+
+    login, human,
+    repos[]: name, topic, reviewer (bandit|silent|none), latency, default_branch, writable,
+             files, branches[], pulls[] (head, title, base, body, draft, author),
+             review_requests {login: registered|dropped|hidden|rejected}
+    faults[]: method, route (OpenAPI template), repo, status, headers, body, delay, drop,
+              times (omitted = always), after_write, secondary
+    secondary_limit: per_minute, per_hour, window, retry_after, status (403|429),
+                     send_retry_after, methods
+    primary_limit: limit, remaining, reset_in, status
+    ref_visibility_lag: N | {attempts, repo}
+    too_quickly: after, times, created, repo
+    fine_grained_token: missing [permission names], repos
+    tree_payload_cap: bytes
+
+Any problem in the file is one line naming it and the key path, exit 2. With ``--json``
+the first stdout line is ``{"url", "repos", "reviewer", "reviewers", "scenario"}``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import signal
+import socket
 import sys
 import threading
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redline_canary import validate
-from redline_canary.github_api import CANARY_TOPIC
+from redline_canary.errors import BadInput
+
+if TYPE_CHECKING:
+    from redline_canary.sandbox import Sandbox
 
 DEFAULT_REPO = "acme/canary-python"
+SCENARIO_HELP = """\
+scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
+  login: redline-canary              # the token's user
+  human: octocat                     # who made the pre-existing branches and PRs
+  repos:
+    - name: acme/canary-python       # OWNER/NAME, each once
+      topic: true                    # carries the opt-in topic
+      reviewer: bandit               # bandit | silent | none (default: --reviewer)
+      latency: 0.5                   # default: --latency
+      default_branch: main
+      writable: true                 # false: permissions.push false, writes 403
+      files: {README.md: "hi"}       # initial default-branch files
+      branches: [rc/2.4]             # one commit each by `human`
+      pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat}]
+      review_requests: {"copilot-pull-request-reviewer[bot]": hidden}
+                                     # registered | dropped | hidden | rejected
+  faults:                            # times omitted = always
+    - {method: POST, route: "/repos/{owner}/{repo}/pulls", status: 502, after_write: true, times: 1}
+    # also: repo, headers {..}, body (string = raw), delay, drop, secondary
+  secondary_limit: {per_minute: 5, per_hour: 100, window: 60, retry_after: 30,
+                    status: 429, send_retry_after: false, methods: [POST, PATCH, PUT]}
+  primary_limit: {limit: 5000, remaining: 0, reset_in: 30, status: 403}
+  ref_visibility_lag: {attempts: 2, repo: acme/canary-python}   # or just: 2
+  too_quickly: {after: 9, times: 3, created: false, repo: acme/canary-python}
+  fine_grained_token: {missing: [pull_requests], repos: [acme/canary-python]}
+  tree_payload_cap: 2000000
+Any problem: one line naming the file and key path, exit 2.
+"""
 
 
 def register(subparsers: Any) -> None:
@@ -31,15 +87,26 @@ def register(subparsers: Any) -> None:
     serve = actions.add_parser(
         "serve",
         help="serve the sandbox until Ctrl-C",
-        description="Serve the sandbox on 127.0.0.1 and print its URL. Any token is accepted.",
+        description="Serve the sandbox on 127.0.0.1 and print its URL. Any token is accepted. "
+        "--scenario FILE sets up repos, human branches/PRs, reviewers, faults and limits "
+        "from YAML/JSON; top-level keys: login, human, repos, faults, secondary_limit, "
+        "primary_limit, ref_visibility_lag, too_quickly, fine_grained_token, tree_payload_cap "
+        "(shape: redline_canary/sandbox/scenario.py).",
+        epilog=SCENARIO_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    serve.add_argument("--port", type=int, default=0, help="TCP port (default: ephemeral)")
+    serve.add_argument("--port", type=int, default=0, help="TCP port 0-65535 (default 0: ephemeral)")
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     serve.add_argument(
         "--reviewer",
         choices=("bandit", "silent", "none"),
         default="bandit",
-        help="simulated reviewer attached to every repo (default bandit)",
+        help="simulated reviewer attached to every repo, or to scenario repos that name none (default bandit)",
+    )
+    serve.add_argument(
+        "--scenario",
+        metavar="FILE",
+        help="YAML or JSON world to build: repos, human branches and PRs, reviewers, faults, limits",
     )
     serve.add_argument(
         "--repo",
@@ -58,16 +125,70 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from redline_canary.sandbox import BanditReviewer, Reviewer, Sandbox, SilentReviewer
+def _check_address(host: str, port: int) -> None:
+    """Refuse what cannot be listened on before any thread starts: exit 2, not a trace."""
+    if not 0 <= port <= 65535:
+        raise BadInput(f"--port: must be 0-65535, got {port}")
+    if not host or any(c.isspace() for c in host):
+        raise BadInput(f"--host: not a host name or address: {host!r}")
+    try:
+        if ipaddress.ip_address(host).version == 6:
+            raise BadInput(f"--host: IPv6 addresses are not supported, got {host}; use an IPv4 address or name")
+    except ValueError:
+        pass  # a name; resolve it below
+    try:
+        socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise BadInput(f"--host: cannot resolve {host!r} to an IPv4 address") from exc
 
+
+def _build(args: argparse.Namespace) -> tuple[Sandbox, str | None]:
+    """The sandbox for these flags (bound, not started) and the scenario path, if any."""
+    from redline_canary.sandbox import BanditReviewer, Reviewer, Sandbox, SilentReviewer
+    from redline_canary.sandbox.scenario import CANARY_TOPIC, load_scenario
+
+    if args.scenario is not None:
+        if args.repo:
+            raise BadInput("--repo: cannot be combined with --scenario (name repos in the file)")
+        scenario = load_scenario(args.scenario)
+        return (
+            _bind(lambda: Sandbox.from_scenario(
+                scenario, host=args.host, port=args.port, default_reviewer=args.reviewer, latency=args.latency
+            ), args),
+            args.scenario,
+        )
     repos = args.repo or [DEFAULT_REPO]
     for name in repos:
         validate.repo(name, "--repo")
+    if len({n.lower() for n in repos}) != len(repos):
+        raise BadInput("--repo: a repository is named twice")
+    sb = _bind(lambda: Sandbox(host=args.host, port=args.port), args)
+    for name in repos:
+        sb.create_repo(name, topics=[CANARY_TOPIC])
+        reviewer: Reviewer | None = None
+        if args.reviewer == "bandit":
+            reviewer = BanditReviewer(latency=args.latency)
+        elif args.reviewer == "silent":
+            reviewer = SilentReviewer(latency=args.latency)
+        if reviewer is not None:
+            sb.attach_reviewer(name, reviewer)
+    return sb, None
+
+
+def _bind(make: Any, args: argparse.Namespace) -> Sandbox:
+    try:
+        sb: Sandbox = make()
+    except OSError as exc:
+        raise BadInput(f"--host/--port: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+    return sb
+
+
+def _serve(args: argparse.Namespace) -> int:
     # Checked here, not left to bind(): a port of 70000 would otherwise surface as an
     # OverflowError traceback instead of a one-line bad-input message.
-    validate.integer(args.port, "--port", low=0, high=65535)
+    _check_address(args.host, args.port)
     validate.number(args.latency, "--latency", low=0, high=3600)
+    sb, scenario = _build(args)
     stop = threading.Event()
 
     def on_term(signum: int, frame: FrameType | None) -> None:
@@ -75,21 +196,21 @@ def _serve(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
-        with Sandbox(host=args.host, port=args.port) as sb:
-            for name in repos:
-                sb.create_repo(name, topics=[CANARY_TOPIC])
-                reviewer: Reviewer | None = None
-                if args.reviewer == "bandit":
-                    reviewer = BanditReviewer(latency=args.latency)
-                elif args.reviewer == "silent":
-                    reviewer = SilentReviewer(latency=args.latency)
-                if reviewer is not None:
-                    sb.attach_reviewer(name, reviewer)
+        with sb:
+            repos = sb.repo_names()
             if args.json:
-                print(json.dumps({"url": sb.url, "repos": repos, "reviewer": args.reviewer}))
+                info = {
+                    "url": sb.url,
+                    "repos": repos,
+                    "reviewer": args.reviewer,
+                    "reviewers": sb.reviewer_kinds(),
+                    "scenario": scenario,
+                }
+                print(json.dumps(info))
             else:
                 print(f"sandbox listening on {sb.url}")
-                print(f"repos: {', '.join(repos)} (reviewer: {args.reviewer})")
+                kinds = sb.reviewer_kinds()
+                print("repos: " + ", ".join(f"{n} (reviewer: {kinds.get(n, 'none')})" for n in repos))
                 print(f"try: curl -s {sb.url}/repos/{repos[0]}   (Ctrl-C to stop)")
             sys.stdout.flush()
             try:

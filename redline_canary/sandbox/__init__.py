@@ -16,8 +16,11 @@ Faithful to DESIGN §10, ``shared/reference/github-api.md`` §11 and the recorde
         assert sb.branches("acme/canary-python") == ["main"]
         sb.request_counts("charged")       # {"GET /repos/{owner}/{repo}/pulls/{pull_number}": 3, ...}
 
-Knobs: ``inject_fault`` (status/headers/delay/drop, N times or always, per method+route
-template), ``secondary_limit``, ``primary_limit``, ``tree_payload_cap``. Observation:
+Knobs: ``inject_fault`` (status/headers/body/delay/drop/after_write/secondary, N times or
+always, per method+route template), ``secondary_limit`` (403 or 429, with or without
+retry-after), ``primary_limit``, ``tree_payload_cap``, ``ref_visibility_lag``,
+``submitted_too_quickly``, ``fine_grained_token``, ``review_requests``; a whole world from a
+scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observation:
 ``requests``, ``request_counts``, ``pulls``/``open_pulls``, ``branches``, ``files``,
 ``capture`` (the three comment channels as GitHub JSON), ``reviewer_activity``.
 """
@@ -37,6 +40,7 @@ from redline_canary.sandbox.reviewers import (
     ScriptedReviewer,
     SilentReviewer,
 )
+from redline_canary.sandbox.scenario import Scenario, ScenarioError, load_scenario, parse_scenario
 from redline_canary.sandbox.server import Fault, RequestRecord
 
 __all__ = [
@@ -55,6 +59,10 @@ __all__ = [
     "ReviewContext",
     "Reviewer",
     "Sandbox",
+    "Scenario",
+    "ScenarioError",
     "ScriptedReviewer",
     "SilentReviewer",
+    "load_scenario",
+    "parse_scenario",
 ]

@@ -120,6 +120,29 @@ def match(method: str, path: str) -> tuple[Route | None, dict[str, str]]:
     return None, {}
 
 
+def served_routes() -> dict[str, frozenset[str]]:
+    """Every route template the sandbox serves, with the methods it answers."""
+    out: dict[str, set[str]] = {}
+    for rt in ROUTES:
+        out.setdefault(rt.template, set()).add(rt.method)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def route_problem(method: str | None, route: str | None) -> str | None:
+    """Why a fault's method/route can never match a request, or None when it can."""
+    routes = served_routes()
+    if method is not None and method.upper() not in {"GET", "POST", "PATCH", "PUT", "DELETE"}:
+        return f"unknown method {method!r}"
+    if route is None:
+        return None
+    methods = routes.get(route)
+    if methods is None:
+        return f"the sandbox serves no route {route!r}"
+    if method is not None and method.upper() not in methods:
+        return f"{route} answers {', '.join(sorted(methods))}, not {method.upper()}"
+    return None
+
+
 # --- helpers ------------------------------------------------------------------------
 
 
@@ -430,7 +453,7 @@ def list_pulls(call: Call) -> Reply:
 @route("POST", f"{R}/pulls", f"{D_PULLS}#create-a-pull-request", P_WRITE)
 def create_pull(call: Call) -> Reply:
     repo = call.repo
-    issue = call.state.create_pull(repo, call.viewer, call.obj())
+    issue = call.state.create_pull(repo, call.viewer, call.obj(), via_api=True)
     body = call.r.pull(repo, issue)
     return created(body, body["url"])
 

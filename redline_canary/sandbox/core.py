@@ -11,11 +11,23 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
+from redline_canary.sandbox import api
 from redline_canary.sandbox.model import Repo
+from redline_canary.sandbox.policies import (
+    PERMISSIONS,
+    REVIEW_REQUEST_MODES,
+    FineGrainedToken,
+    Policies,
+    RefVisibilityLag,
+    ReviewRequestMode,
+    TooQuickly,
+)
 from redline_canary.sandbox.reviewers import Activity, Reviewer, ReviewerHub
+from redline_canary.sandbox.scenario import ReviewerKind, Scenario, apply_scenario, as_scenario
 from redline_canary.sandbox.server import (
     Fault,
     RequestRecord,
@@ -208,9 +220,20 @@ class Sandbox:
         delay: float = 0.0,
         drop: bool = False,
         times: int | None = 1,
+        after_write: bool = False,
+        secondary: bool = False,
+        repo: str | None = None,
     ) -> Fault:
         """Make matching requests fail. ``route`` is a GitHub template, e.g.
-        ``/repos/{owner}/{repo}/pulls``; None matches every route. ``times=None``: always."""
+        ``/repos/{owner}/{repo}/pulls``; None matches every route. ``times=None``: always.
+
+        See :class:`Fault` for ``after_write`` (the write happens, the answer is the
+        fault), ``secondary`` and ``repo`` (only that OWNER/NAME). A route or method the sandbox does not serve is a
+        ValueError: a typo would otherwise make a fault that silently never fires.
+        """
+        problem = api.route_problem(method, route)
+        if problem:
+            raise ValueError(problem)
         fault = Fault(
             method=method.upper() if method else None,
             route=route,
@@ -220,12 +243,21 @@ class Sandbox:
             delay=delay,
             drop=drop,
             times=times,
+            after_write=after_write,
+            secondary=secondary,
+            repo=repo,
         )
         return self._server.add_fault(fault)
 
     def clear_faults(self) -> None:
         with self._server.lock:
             self._server.faults.clear()
+
+    def clear_policies(self) -> None:
+        """Back to a well-behaved GitHub: no ref lag, no "too quickly", a token with every
+        permission, every reviewer request registered (faults and limits untouched)."""
+        with self.state.lock:
+            self.state.policies = Policies()
 
     def secondary_limit(
         self,
@@ -236,9 +268,14 @@ class Sandbox:
         retry_after: int | None = None,
         status: int = 403,
         methods: Iterable[str] = ("POST", "PATCH", "PUT"),
+        send_retry_after: bool = True,
     ) -> None:
         """More than ``per_minute`` content-creating requests per ``window`` seconds (or
-        ``per_hour`` per 60 windows) get 403 + ``retry-after``. No limits given: off."""
+        ``per_hour`` per 60 windows) get ``status`` (403 or 429) + ``retry-after``.
+        ``send_retry_after=False`` omits the header (GitHub then means "wait at least a
+        minute"). No limits given: off."""
+        if status not in (403, 429):
+            raise ValueError(f"secondary limits answer 403 or 429, not {status}")
         with self._server.lock:
             if per_minute is None and per_hour is None:
                 self._server.secondary = None
@@ -250,6 +287,7 @@ class Sandbox:
                 retry_after=retry_after,
                 status=status,
                 methods=frozenset(m.upper() for m in methods),
+                send_retry_after=send_retry_after,
             )
 
     def primary_limit(
@@ -271,6 +309,83 @@ class Sandbox:
             if reset_in is not None:
                 rl.reset = int(self.state.clock() + reset_in)
             rl.status = status
+
+    def ref_visibility_lag(self, attempts: int, *, repo: str | None = None) -> None:
+        """After ``POST /git/refs`` creates a branch, the next ``attempts`` ``POST /pulls``
+        with that head answer 422 ``head`` ``invalid``, as if the ref did not exist yet
+        (GitHub replicates refs asynchronously). ``0`` turns it off."""
+        if attempts < 0:
+            raise ValueError("attempts must be >= 0")
+        with self.state.lock:
+            self.state.policies.ref_lag = (
+                RefVisibilityLag(attempts, repo.lower() if repo else None) if attempts else None
+            )
+
+    def submitted_too_quickly(
+        self,
+        *,
+        after: int = 0,
+        times: int | None = None,
+        created: bool = False,
+        repo: str | None = None,
+    ) -> TooQuickly:
+        """PR creation hits GitHub's content-creation limit: after ``after`` successful API
+        PR creations, the next ``times`` (None = all) answer 422 "was submitted too
+        quickly". ``created=True``: the PR is opened anyway and only the answer is the
+        422. Returns the live counter (``attempts``, ``refused``)."""
+        if after < 0 or (times is not None and times < 1):
+            raise ValueError("after must be >= 0 and times >= 1 (or None)")
+        limit = TooQuickly(after=after, times=times, created=created, repo=repo.lower() if repo else None)
+        with self.state.lock:
+            self.state.policies.too_quickly = limit
+        return limit
+
+    def fine_grained_token(self, missing: Iterable[str] = (), *, repos: Iterable[str] | None = None) -> None:
+        """The token is a fine-grained PAT without write access to ``missing`` (e.g.
+        ``{"pull_requests"}``): ``GET /repos/{o}/{r}`` still says ``permissions.push:
+        true``, writes whose route needs only those answer 403 "Resource not accessible
+        by personal access token" + ``x-accepted-github-permissions``. Empty: off."""
+        names = frozenset(missing)
+        unknown = sorted(names - PERMISSIONS)
+        if unknown:
+            raise ValueError(f"unknown permission(s) {unknown}; known: {sorted(PERMISSIONS)}")
+        selected = frozenset(r.lower() for r in repos) if repos is not None else None
+        with self.state.lock:
+            self.state.policies.token = FineGrainedToken(names, selected) if names else None
+
+    def review_requests(self, repo: str, login: str, mode: ReviewRequestMode) -> None:
+        """What ``POST /pulls/{n}/requested_reviewers`` does for ``login`` on ``repo``:
+        ``registered`` (normal), ``dropped`` (201, never listed, the bot is not woken: a
+        bot whose review is not enabled), ``hidden`` (201, never listed, but the bot
+        reviews: the Copilot report in github-api.md §8), ``rejected`` (422 "Reviews may
+        only be requested from collaborators...")."""
+        if mode not in REVIEW_REQUEST_MODES:
+            raise ValueError(f"mode must be one of {REVIEW_REQUEST_MODES}, got {mode!r}")
+        with self.state.lock:
+            self.state.policies.review_requests[(repo.lower(), login.lower())] = mode
+
+    @classmethod
+    def from_scenario(
+        cls,
+        scenario: Scenario | Mapping[str, Any] | str | Path,
+        *,
+        token: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        default_reviewer: ReviewerKind = "bandit",
+        latency: float = 1.0,
+    ) -> Sandbox:
+        """A sandbox (not yet started) holding a scenario's world: the same file
+        ``sandbox serve --scenario`` reads, or its decoded mapping. Bad input raises
+        :class:`~.scenario.ScenarioError` (a ``BadInput``)."""
+        sc = as_scenario(scenario)
+        sb = cls(login=sc.login, token=token, host=host, port=port)
+        try:
+            apply_scenario(sb, sc, default_reviewer=default_reviewer, latency=latency)
+        except BaseException:
+            sb.close()
+            raise
+        return sb
 
     def tree_payload_cap(self, max_bytes: int | None) -> None:
         """Answer POST /git/trees carrying more inline content than this with GitHub's 422."""
@@ -328,6 +443,21 @@ class Sandbox:
                 )
             return out
 
+    def repo_names(self) -> list[str]:
+        """Every repository's full name, in creation order."""
+        with self.state.lock:
+            return [r.full_name for r in self.state.repos.values()]
+
+    def reviewer_kinds(self) -> dict[str, str]:
+        """``{repo full name: reviewer kind}`` for repos with a simulated reviewer."""
+        with self.state.lock:
+            out = {}
+            for r in self.state.repos.values():
+                attached = self.hub.attached.get(r.full_name.lower(), [])
+                if attached:
+                    out[r.full_name] = "+".join(x.kind for x in attached)
+            return out
+
     def open_pulls(self, repo: str) -> list[PullSummary]:
         return self.pulls(repo, "open")
 
@@ -361,3 +491,4 @@ class Sandbox:
                 "reviews": [rd.review(r, issue, rv) for rv in p.reviews],
                 "issue_comments": [rd.issue_comment(r, issue, c) for c in issue.comments],
             }
+

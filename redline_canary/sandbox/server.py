@@ -65,7 +65,18 @@ class Fault:
     """A scripted failure for requests matching ``method`` and ``route`` (None = any).
 
     ``times=None`` fires forever. With no ``status`` the request is served normally after
-    ``delay``, with ``headers`` added; ``drop`` closes the socket without a response.
+    ``delay``, with ``headers`` added (a ``Link`` to another host, or back at the same
+    page); ``drop`` closes the socket without a response. A ``str``/``bytes`` ``body`` is
+    sent raw (``"{not json"`` with status 200 is a malformed body); a JSON value is sent
+    as JSON; None picks GitHub's body for the status.
+
+    ``after_write``: the handler runs first, so the write really happens, and then its
+    answer is replaced by this fault (``status``, or ``drop``), after ``delay``: "a write
+    that succeeded but answered 5xx". Only successful answers are replaced; a request the
+    handler refuses gets its real error. ``secondary``: the default body is the
+    secondary-rate-limit message even without a ``retry-after`` header, as GitHub sends
+    it when it wants the client to wait "at least one minute". ``repo`` (an OWNER/NAME)
+    limits the fault to one repository's requests.
     """
 
     method: str | None = None
@@ -76,12 +87,27 @@ class Fault:
     delay: float = 0.0
     drop: bool = False
     times: int | None = 1
+    after_write: bool = False
+    secondary: bool = False
+    repo: str | None = None
     hits: int = 0
 
-    def matches(self, method: str, route: str) -> bool:
+    def __post_init__(self) -> None:
+        if self.status is not None and not 100 <= self.status <= 599:
+            raise ValueError(f"fault status must be 100-599, got {self.status}")
+        if self.after_write and self.status is None and not self.drop:
+            raise ValueError("after_write needs a status (or drop) to answer with")
+        if self.delay < 0:
+            raise ValueError("fault delay must be >= 0")
+        if self.times is not None and self.times < 1:
+            raise ValueError("fault times must be >= 1 (None = always)")
+
+    def matches(self, method: str, route: str, repo: str | None = None) -> bool:
         if self.times is not None and self.hits >= self.times:
             return False
         if self.method is not None and self.method.upper() != method:
+            return False
+        if self.repo is not None and (repo is None or repo.lower() != self.repo.lower()):
             return False
         return self.route is None or self.route == route
 
@@ -121,7 +147,12 @@ class RateWindow:
 
 @dataclass
 class SecondaryLimit:
-    """GitHub's content-creation limit: more than N writes per window -> 403 + retry-after."""
+    """GitHub's content-creation limit: more than N writes per window -> 403 or 429.
+
+    ``send_retry_after=False`` omits the ``retry-after`` header; GitHub's docs then tell
+    the client to "wait for at least one minute" (github-api.md §5.2). The block still
+    lifts when the window has passed.
+    """
 
     per_minute: int | None
     per_hour: int | None = None
@@ -129,6 +160,7 @@ class SecondaryLimit:
     retry_after: int | None = None
     status: int = 403
     methods: frozenset[str] = frozenset({"POST", "PATCH", "PUT"})
+    send_retry_after: bool = True
     stamps: deque[float] = field(default_factory=deque)
 
     def check(self, method: str, now: float) -> int | None:
@@ -182,6 +214,8 @@ class SandboxServer:
         self._token_digest = _digest(token) if token else None
         self.rate = RateWindow()
         self.secondary: SecondaryLimit | None = None
+        expiry = time.gmtime(time.time() + 30 * 86400)
+        self.token_expiry = time.strftime("%Y-%m-%d %H:%M:%S UTC", expiry)
         self.faults: list[Fault] = []
         # Bounded so a long `sandbox serve` session cannot grow without limit.
         self.records: deque[RequestRecord] = deque(maxlen=MAX_RECORDS)
@@ -220,13 +254,18 @@ class SandboxServer:
             self.faults.append(fault)
         return fault
 
-    def take_fault(self, method: str, route: str) -> Fault | None:
+    def take_fault(self, method: str, route: str, repo: str | None = None) -> Fault | None:
         with self.lock:
             for f in self.faults:
-                if f.matches(method, route):
+                if f.matches(method, route, repo):
                     f.hits += 1
                     return f
         return None
+
+    def release_fault(self, fault: Fault) -> None:
+        """Give back a hit taken by an ``after_write`` fault that had nothing to replace."""
+        with self.lock:
+            fault.hits = max(fault.hits - 1, 0)
 
     def record(self, rec: RequestRecord) -> None:
         with self.lock:
@@ -349,6 +388,10 @@ class _Handler(BaseHTTPRequestHandler):
             "x-github-request-id": _request_id(),
         }
         h.update(sb.rate.headers())
+        if sb.state.policies.token is not None:
+            # Fine-grained and other expiring tokens announce their expiry on every answer
+            # (recorded in the 2026 PyGithub fixtures, e.g. git-ref_update_200).
+            h["github-authentication-token-expiration"] = sb.token_expiry
         return h
 
     def _dispatch(self, method: str) -> None:
@@ -369,15 +412,13 @@ class _Handler(BaseHTTPRequestHandler):
         template = rt.template if rt else raw_path
         doc = rt.doc if rt else DOCS
 
-        fault = sb.take_fault(method, template)
-        if fault is not None:
+        full_name = f"{params['owner']}/{params['repo']}" if "owner" in params and "repo" in params else None
+        fault = sb.take_fault(method, template, full_name)
+        if fault is not None and not fault.after_write:
             if fault.delay:
                 time.sleep(fault.delay)
             if fault.drop:
-                sb.record(RequestRecord(method, template, NO_RESPONSE, False))
-                self.close_connection = True
-                with contextlib.suppress(OSError):
-                    self.connection.shutdown(socket.SHUT_RDWR)
+                self._drop(sb, method, template, False)
                 return
             if fault.status is not None:
                 self._fault_reply(sb, method, template, fault, doc)
@@ -390,10 +431,12 @@ class _Handler(BaseHTTPRequestHandler):
             if not exhausted and template not in UNCHARGED_ROUTES:
                 sb.rate.used += 1
             base = self._base_headers(sb)
-        if fault is not None:
+        if fault is not None and not fault.after_write:
             base.update({k.lower(): v for k, v in fault.headers.items()})
 
         def fail(err: ApiError, charged: bool) -> None:
+            if fault is not None and fault.after_write:
+                sb.release_fault(fault)  # nothing was written: keep it for the next try
             payload = json.dumps(err.body(doc)).encode()
             headers = {**base, "content-type": "application/json; charset=utf-8", **err.headers}
             self._send(err.status, headers, payload)
@@ -419,12 +462,22 @@ class _Handler(BaseHTTPRequestHandler):
                     sb.secondary.status,
                     SECONDARY_MESSAGE,
                     doc=f"{RATE_DOC}#about-secondary-rate-limits",
-                    headers={"retry-after": str(wait)},
+                    headers={"retry-after": str(wait)} if sb.secondary.send_retry_after else {},
                 )
                 fail(err, True)
                 return
         if rt is None:
             fail(ApiError(404, "Not Found", doc=doc), True)
+            return
+        token = state.policies.token
+        if token is not None and token.denies(rt.perm, method, full_name):
+            err = ApiError(
+                403,
+                "Resource not accessible by personal access token",
+                doc=doc,
+                headers={"x-accepted-github-permissions": rt.perm or ""},
+            )
+            fail(err, True)
             return
         try:
             body = json.loads(raw_body) if raw_body.strip() else None
@@ -475,37 +528,75 @@ class _Handler(BaseHTTPRequestHandler):
                     with sb.lock:
                         sb.rate.used = max(sb.rate.used - 1, 0)
                         headers.update(sb.rate.headers())
+                if fault is not None and fault.after_write:
+                    sb.release_fault(fault)
                 keep = {"content-type", "content-length", "link"}
                 self._send(304, {k: v for k, v in headers.items() if k not in keep}, None)
                 sb.record(RequestRecord(method, template, 304, False))
                 return
-        if fault is not None:
+        if fault is not None and fault.after_write and 200 <= reply.status < 300:
+            if fault.delay:
+                time.sleep(fault.delay)
+            if fault.drop:
+                self._drop(sb, method, template, True)
+            else:
+                self._fault_reply(sb, method, template, fault, doc, charge=False)
+            return
+        if fault is not None and fault.after_write:
+            sb.release_fault(fault)
+        elif fault is not None:
             headers.update({k.lower(): v for k, v in fault.headers.items()})
         self._send(reply.status, headers, payload)
         sb.record(RequestRecord(method, template, reply.status, template not in UNCHARGED_ROUTES))
 
-    def _fault_reply(self, sb: SandboxServer, method: str, template: str, fault: Fault, doc: str) -> None:
+    def _drop(self, sb: SandboxServer, method: str, template: str, charged: bool) -> None:
+        """Close the socket without a response; ``charged`` when the request was served."""
+        sb.record(RequestRecord(method, template, NO_RESPONSE, charged))
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _fault_reply(
+        self,
+        sb: SandboxServer,
+        method: str,
+        template: str,
+        fault: Fault,
+        doc: str,
+        *,
+        charge: bool = True,
+    ) -> None:
+        """Answer with the fault; ``charge=False`` when the served request already paid."""
         status = fault.status
         assert status is not None
         with sb.lock:
             sb.rate.roll(sb.state.clock())
-            sb.rate.used += 1
+            if charge:
+                sb.rate.used += 1
             headers = self._base_headers(sb)
         extra = {k.lower(): v for k, v in fault.headers.items()}
-        headers.update(extra)
         if isinstance(fault.body, (bytes, str)):
+            # Raw bytes under GitHub's JSON content type: what a truncated or garbled JSON
+            # answer looks like on the wire. The fault's headers may say otherwise.
             payload = fault.body.encode() if isinstance(fault.body, str) else fault.body
-            headers["content-type"] = "text/plain; charset=utf-8"
+            headers["content-type"] = "application/json; charset=utf-8"
         else:
-            body = fault.body if fault.body is not None else _default_fault_body(status, extra, sb.state.viewer.id, doc)
+            body = (
+                fault.body
+                if fault.body is not None
+                else _default_fault_body(status, extra, sb.state.viewer.id, doc, secondary=fault.secondary)
+            )
             payload = json.dumps(body).encode()
             headers["content-type"] = "application/json; charset=utf-8"
+        headers.update(extra)
         self._send(status, headers, None if status in (204, 304) else payload)
         sb.record(RequestRecord(method, template, status, True))
 
 
-def _default_fault_body(status: int, headers: dict[str, str], user_id: int, doc: str) -> Any:
-    if status in (403, 429) and "retry-after" in headers:
+def _default_fault_body(
+    status: int, headers: dict[str, str], user_id: int, doc: str, *, secondary: bool = False
+) -> Any:
+    if status in (403, 429) and (secondary or "retry-after" in headers):
         message = SECONDARY_MESSAGE
         doc = f"{RATE_DOC}#about-secondary-rate-limits"
     elif status in (403, 429) and headers.get("x-ratelimit-remaining") == "0":

@@ -39,6 +39,7 @@ from redline_canary.sandbox.model import (
     parse_iso,
     validation_failed,
 )
+from redline_canary.sandbox.policies import Policies
 
 D_REFS = "https://docs.github.com/rest/git/refs"
 D_TREES = "https://docs.github.com/rest/git/trees"
@@ -58,7 +59,17 @@ TREE_TIMEOUT = (
     "Consider building the tree incrementally, or building the commits you need in a local "
     "clone of the repository and then pushing them to GitHub."
 )
+# GitHub's answer to a ref name git refuses [COMMUNITY: octokit/octokit.rb#675 (2015),
+# osowskit/atlassian-github-app-addon#1 (2017), thedaviddias/llms-txt-hub#105 (2025):
+# "refs/heads/x:y is not a valid ref name."].
+BAD_REF = "{ref} is not a valid ref name."
+# GitHub's answer to "..", ".", "", ".git" or NUL in a tree path [COMMUNITY: quoted as the
+# 422 for `tenants//namespace.yaml` and for `.git/*` paths, e.g. vig-os/devcontainer#286].
+BAD_TREE_PATH = "tree.path contains a malformed path component"
+# PR creation refused by the content-creation limit (github-api.md §5.2).
+TOO_QUICKLY = "was submitted too quickly"
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
+_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 _COLOR = re.compile(r"^[0-9a-fA-F]{6}$")
 
 
@@ -106,6 +117,7 @@ class State:
         self.listeners: list[Callable[[Event], None]] = []
         self._diff_cache: dict[tuple[str, str], dict[str, g.FileDiff]] = {}
         self.tree_payload_cap: int | None = None  # bytes of inline content per POST /git/trees
+        self.policies = Policies()
         self.viewer = self.ensure_user(login)
 
     # --- users ---------------------------------------------------------------------
@@ -274,7 +286,9 @@ class State:
     def _apply_tree_entry(self, flat: dict[str, g.FlatEntry], entry: Any, doc: str) -> None:
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
             raise ApiError(422, "Invalid tree info", doc=doc)
-        path = str(entry["path"]).strip("/")
+        path = str(entry["path"])
+        if not valid_tree_path(path):
+            raise ApiError(422, BAD_TREE_PATH, doc=doc)
         mode = str(entry.get("mode") or g.MODE_FILE)
         kind = str(entry.get("type") or ("tree" if mode == g.MODE_TREE else "blob"))
         if mode not in g.VALID_MODES or kind not in ("blob", "tree", "commit"):
@@ -394,6 +408,8 @@ class State:
                 "Reference name must contain at least three slash-separated components.",
                 doc=doc,
             )
+        if not valid_ref_name(ref):
+            raise ApiError(422, BAD_REF.format(ref=ref), doc=doc)
         with self.lock:
             if not repo.refs:
                 raise ApiError(409, "Git Repository is empty.", doc=doc)
@@ -401,7 +417,15 @@ class State:
                 raise ApiError(422, "Reference already exists", doc=doc)
             if self.store.kind(sha) is None:
                 raise ApiError(422, "Object does not exist", doc=doc)
+            if any(x.startswith(ref + "/") or ref.startswith(x + "/") for x in repo.refs):
+                # git cannot hold both refs/heads/a and refs/heads/a/b; GitHub's answer is
+                # this generic text [COMMUNITY: microsoft/vscode-remote-repositories-github#122,
+                # github/rest-api-description#4887].
+                raise ApiError(422, "Reference update failed", doc=doc)
             self._set_ref(repo, ref, sha)
+            lag = self.policies.ref_lag
+            if lag is not None and lag.applies(repo.full_name) and ref.startswith("refs/heads/"):
+                lag.note_created(repo.id, ref[len("refs/heads/") :])
             return ref
 
     def update_ref(self, repo: Repo, ref: str, sha: Any, force: Any) -> str:
@@ -502,7 +526,9 @@ class State:
             )
         return (fork, branch) if fork is not None else (repo, "\0missing")
 
-    def create_pull(self, repo: Repo, user: User, body: dict[str, Any]) -> Issue:
+    def create_pull(self, repo: Repo, user: User, body: dict[str, Any], *, via_api: bool = False) -> Issue:
+        """Open a PR. ``via_api``: the product asked over HTTP, so the write policies
+        (ref visibility lag, "submitted too quickly") apply; in-process setup skips them."""
         doc = f"{D_PULLS}#create-a-pull-request"
         self.check_writable(repo, doc)
         head, base = body.get("head"), body.get("base")
@@ -518,6 +544,9 @@ class State:
                 raise validation_failed([{"resource": "PullRequest", "field": "base", "code": "invalid"}], doc=doc)
             head_repo, head_ref = self.resolve_head(repo, head, body.get("head_repo"))
             head_sha = head_repo.branch_sha(head_ref)
+            lag = self.policies.ref_lag
+            if via_api and lag is not None and lag.hides(head_repo.id, head_ref):
+                head_sha = None
             if head_sha is None:
                 raise validation_failed([{"resource": "PullRequest", "field": "head", "code": "invalid"}], doc=doc)
             for other in repo.pulls():
@@ -550,6 +579,13 @@ class State:
                     ],
                     doc=doc,
                 )
+            limit = self.policies.too_quickly
+            refused = via_api and limit is not None and limit.take(repo.full_name)
+            too_quickly = validation_failed(
+                [{"resource": "PullRequest", "code": "custom", "message": TOO_QUICKLY}], doc=doc
+            )
+            if refused and limit is not None and not limit.created:
+                raise too_quickly
             text = body.get("body")
             issue = self._new_issue(repo, user, title, text if isinstance(text, str) else None)
             pid = next(self.ids.pull)
@@ -565,6 +601,8 @@ class State:
                 maintainer_can_modify=bool(body.get("maintainer_can_modify", False)),
             )
             self.emit(Event("opened", repo.full_name, issue.number, user.login))
+            if refused:
+                raise too_quickly  # the PR exists; only the answer says otherwise
             return issue
 
     def update_pull(self, repo: Repo, number: int, body: dict[str, Any]) -> Issue:
@@ -620,19 +658,31 @@ class State:
             issue = self.get_pull(repo, number, doc)
             pull = issue.pr
             resolved: list[User] = []
+            woken: list[str] = []  # logins a simulated reviewer hears about
+            not_collaborator = ApiError(
+                422,
+                "Reviews may only be requested from collaborators. One or more of the "
+                "users or teams you specified is not a collaborator of the "
+                f"{repo.full_name} repository.",
+                doc=doc,
+            )
             for login in logins:
                 if login.lower() == issue.user.login.lower():
                     raise ApiError(422, "Review cannot be requested from pull request author.", doc=doc)
+                mode = self.policies.review_request_mode(repo.full_name, login)
+                if mode == "rejected":
+                    raise not_collaborator
+                if mode != "registered":
+                    # 201 all the same, but the login never shows in requested_reviewers
+                    # (github-api.md §8); "hidden" still wakes the bot, "dropped" does not.
+                    if mode == "hidden":
+                        woken.append(login)
+                    continue
                 candidate = self.find_user(login)
                 if candidate is None or not self.is_collaborator(candidate, repo):
-                    raise ApiError(
-                        422,
-                        "Reviews may only be requested from collaborators. One or more of the "
-                        "users or teams you specified is not a collaborator of the "
-                        f"{repo.full_name} repository.",
-                        doc=doc,
-                    )
+                    raise not_collaborator
                 resolved.append(candidate)
+                woken.append(candidate.login)
             for candidate in resolved:
                 if all(u.id != candidate.id for u in pull.requested_reviewers):
                     pull.requested_reviewers.append(candidate)
@@ -641,16 +691,8 @@ class State:
                 if team not in pull.requested_teams:
                     pull.requested_teams.append(team)
             issue.updated_at = self.clock()
-            if resolved:
-                self.emit(
-                    Event(
-                        "review_requested",
-                        repo.full_name,
-                        number,
-                        user.login,
-                        requested=tuple(u.login for u in resolved),
-                    )
-                )
+            if woken:
+                self.emit(Event("review_requested", repo.full_name, number, user.login, requested=tuple(woken)))
             return issue
 
     def remove_requested_reviewers(self, repo: Repo, number: int, reviewers: Any, teams: Any) -> Issue:
@@ -993,3 +1035,26 @@ def _opt_int(value: Any) -> int | None:
 
 def _noreply(user: User) -> str:
     return f"{user.id}+{user.login}@users.noreply.github.com"
+
+
+def valid_ref_name(ref: str) -> bool:
+    """git check-ref-format's rules, which GitHub enforces on ``POST /git/refs``.
+
+    No ``..``, ``@{``, control characters, space or any of ``~^:?*[\\``; no component that
+    is empty, starts with ``.`` or ends with ``.lock``; not ending in ``/`` or ``.``; not
+    ``@``.
+    """
+    if ref == "@" or ".." in ref or "@{" in ref or _REF_FORBIDDEN.search(ref):
+        return False
+    if ref.endswith(("/", ".")):
+        return False
+    return all(part and not part.startswith(".") and not part.endswith(".lock") for part in ref.split("/"))
+
+
+def valid_tree_path(path: str) -> bool:
+    """A ``POST /git/trees`` path GitHub accepts: relative, no empty, ``.``, ``..`` or
+    ``.git`` component, no NUL. GitHub refuses these rather than normalising them, so a
+    fake that strips a leading ``/`` would let a client bug through."""
+    if not path or "\0" in path:
+        return False
+    return all(part not in ("", ".", "..") and part.lower() != ".git" for part in path.split("/"))
