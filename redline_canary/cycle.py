@@ -174,14 +174,20 @@ class TargetCycle:
         self.clock.check()
         self.client.add_label(t.repo, pr.number, self.options.label)
         trigger = self.profile.trigger
+        registered = True
         if trigger.kind == "request" and trigger.value:
-            self.client.request_reviewer(t.repo, pr.number, trigger.value, accept=frozenset(self.profile.logins))
+            registered = self.client.request_reviewer(t.repo, pr.number, trigger.value,
+                                                      accept=frozenset(self.profile.logins))
         elif trigger.kind == "comment" and trigger.value:
             self.client.comment(t.repo, pr.number,
                                 f"{trigger.value}\n\n{RUN_MARKER.format(run_id=self.options.run_id)}")
         pr.opened_at = self.clock.now()
-        pr.poll = PollState(started_at=pr.opened_at)
+        pr.poll = PollState(started_at=pr.opened_at, unregistered=not registered)
         self.progress(self._label(pr), f"opened PR #{pr.number}")
+        if not registered:
+            wait = min(self.options.poll.unregistered_timeout, self.options.poll.timeout)
+            self.progress(self._label(pr), f"GitHub accepted the review request for {trigger.value} but does not "
+                          f"list it: waiting up to {wait / 60:.0f} min for any sign of the reviewer")
         return pr
 
     def _wait(self, prs: list[OpenPR]) -> None:
@@ -230,9 +236,17 @@ class TargetCycle:
         verdict = pr.poll.verdict if pr.poll else None
         if outcome is None and verdict == "timeout" and pr.poll and not pr.poll.activity:
             outcome = "silent"
+        unregistered = outcome is None and verdict == "unregistered"
+        if unregistered:
+            outcome = "error"
         if pr.number is None and outcome is None:
             outcome = "error"
         _score, record = evaluate(capture, self.corpus, settings, self.profile, meta, outcome)
+        if unregistered:
+            record["notice"] = (f"{self.profile.name}: GitHub accepted the review request for "
+                                f"{self.profile.trigger.value} but never listed it, and no review came: "
+                                "review by this reviewer is not enabled for this repository")
+            record["gate"]["reasons"] = [f"reviewer error: {record['notice']}"]
         if self.options.save_captures:
             self._save_capture(pr, capture)
         self.progress(self._label(pr), f"{record['outcome']}, gate "

@@ -427,10 +427,13 @@ class GitHubClient:
                 "POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels",
                 self._repo_url(repo, f"issues/{number}/labels"), body={"labels": [label]}))
 
-    def request_reviewer(self, repo: str, number: int, login: str, accept: frozenset[str] = frozenset()) -> None:
-        """Ask ``login`` for a review and check GitHub registered it: a bot whose review is
-        not enabled is accepted with 2xx and silently dropped, which would otherwise end
-        as a 40-minute wait read as ``silent``."""
+    def request_reviewer(self, repo: str, number: int, login: str, accept: frozenset[str] = frozenset()) -> bool:
+        """Ask ``login`` for a review; True when GitHub lists the request afterwards.
+
+        A bot whose review is not enabled is accepted with 2xx and silently dropped; the
+        caller then waits a bounded time for any sign of it instead of the full timeout.
+        A 422 (not a collaborator, not enabled) is final: :class:`ReviewerNotEnabled`.
+        """
         url = self._repo_url(repo, f"pulls/{number}/requested_reviewers")
         what = f"{repo}#{number}: request review from {login}"
         try:
@@ -440,7 +443,7 @@ class GitHubClient:
         except ApiFailure as exc:
             if exc.status == 422:
                 raise ReviewerNotEnabled(f"{what}: GitHub refused the request ({exc.message}): "
-                                         "is this reviewer enabled for the repository?") from None
+                                         "review by this reviewer is not enabled for the repository") from None
             with self._infra(what):
                 raise
         requested = data.get("requested_reviewers") if isinstance(data, dict) else None
@@ -450,9 +453,7 @@ class GitHubClient:
                                                url), "users")
         names = {_norm_login(u.get("login")) for u in requested or [] if isinstance(u, dict)}
         wanted = {_norm_login(login)} | {_norm_login(x) for x in accept}
-        if not names & wanted:
-            raise ReviewerNotEnabled(f"{what}: GitHub accepted the request but did not register it: "
-                                     "review by this reviewer is not enabled for this repository")
+        return bool(names & wanted)
 
     def comment(self, repo: str, number: int, body: str) -> None:
         url = self._repo_url(repo, f"issues/{number}/comments")

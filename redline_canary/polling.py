@@ -22,6 +22,10 @@ class PollConfig:
     interval: float = 30.0
     stable_polls: int = 2
     timeout: float = 40 * 60.0
+    # A review request GitHub accepted but did not list: wait this long for any sign of the
+    # reviewer, then end as `error` (its review is not enabled), not as a 40-minute silent.
+    # Not at once: reports say Copilot sometimes reviews without ever being listed.
+    unregistered_timeout: float = 10 * 60.0
 
 
 @dataclass
@@ -31,8 +35,9 @@ class PollState:
     activity: int = 0
     fingerprint: str | None = None
     stable: int = 0
-    verdict: str | None = None  # done | stable | timeout
+    verdict: str | None = None  # done | stable | timeout | unregistered
     finished_at: float | None = None
+    unregistered: bool = False  # the review request was accepted but not listed
 
 
 def activity_fingerprint(comments: Sequence[Comment], profile: Profile) -> str:
@@ -59,6 +64,9 @@ def observe(state: PollState, config: PollConfig, now: float, fingerprint: str,
         state.verdict = "done"
     elif extraction.activity and state.stable >= config.stable_polls:
         state.verdict = "stable"
+    elif (state.unregistered and not extraction.activity
+          and now - state.started_at >= min(config.unregistered_timeout, config.timeout)):
+        state.verdict = "unregistered"
     elif now - state.started_at >= config.timeout:
         state.verdict = "timeout"
     if state.verdict:

@@ -251,25 +251,57 @@ def test_a_fine_grained_token_without_a_permission_is_bad_configuration(
     assert "Traceback" not in cell.stderr
 
 
+COPILOT_LOGIN = "copilot-pull-request-reviewer[bot]"
+
+
 @pytest.mark.usefixtures("fast_retries")
-@pytest.mark.parametrize("answer", ["accepted-but-dropped", "422"])
+@pytest.mark.parametrize("mode", ["dropped", "rejected"])
 def test_a_review_request_that_does_not_take_ends_as_error_not_silent(
-    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], answer: str,
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str,
 ) -> None:
-    route = f"{R}/pulls/{{pull_number}}/requested_reviewers"
-    if answer == "422":
-        sandbox.inject_fault("POST", route, status=422, times=None, body={
-            "message": "Reviews may only be requested from collaborators. One or more of the users or teams "
-                       "you specified is not a collaborator of the acme/canary-mini repository.",
-            "documentation_url": "https://docs.github.com/rest/pulls/review-requests"})
-    else:
-        sandbox.inject_fault("POST", route, status=201, times=None, body={"number": 1, "requested_reviewers": []})
-    cell = run_cycle(sandbox, tmp_path, capsys, "--timeout-minutes", "40", reviewer="copilot")
+    sandbox.review_requests(REPO, COPILOT_LOGIN, mode)  # type: ignore[arg-type]
+    cell = run_cycle(sandbox, tmp_path, capsys, reviewer="copilot")
     assert_promises(cell, 4)
     seeded = next(r for r in cell.records if r["kind"] == "seeded")
-    assert seeded["outcome"] == "error" and "enabled" in seeded["notice"]
-    assert not any(r.route.endswith("/comments") and r.method == "GET" for r in sandbox.requests), \
-        "it must not wait for a review that was never requested"
+    assert seeded["outcome"] == "error" and "not enabled" in seeded["notice"]
+    assert seeded["recall"] is None and not seeded["gate"]["passed"]
+
+
+def test_an_unlisted_review_request_is_given_up_on_in_minutes_not_forty(sandbox: Sandbox) -> None:
+    from redline_canary.clock import FakeClock
+    from redline_canary.corpus import load_corpus
+    from redline_canary.cycle import CycleOptions, TargetCycle
+    from redline_canary.github_api import GitHubClient
+    from redline_canary.polling import PollConfig
+    from redline_canary.retrying import RetryPolicy
+    from redline_canary.targets import Target
+
+    sandbox.review_requests(REPO, COPILOT_LOGIN, "dropped")
+    clock = FakeClock()
+    client = GitHubClient(TOKEN, sandbox.url, clock=clock, policy=RetryPolicy(clock=clock))
+    options = CycleOptions(run_id="unlisted", poll=PollConfig(interval=30.0, timeout=40 * 60.0))
+    records = TargetCycle(client, Target(REPO, "mini", "copilot"), load_corpus(CORPUS), options, clock).run()
+    client.close()
+    assert [r["outcome"] for r in records] == ["error", "error"]
+    assert 10 * 60 <= clock.now() < 11 * 60
+    assert_no_canary_left(sandbox, REPO)
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_review_request_copilot_does_not_list_but_answers_is_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # github-api.md §8: reports disagree whether Copilot shows in requested_reviewers; a
+    # review that arrives is the confirmation, so an unlisted request is not failed at once.
+    from redline_canary.sandbox import COPILOT
+
+    with Sandbox(token=TOKEN) as sb:
+        sb.create_repo(REPO, topics=[CANARY_TOPIC])
+        sb.attach_reviewer(REPO, PassingReviewer(latency=0.01, identity=COPILOT))
+        sb.review_requests(REPO, COPILOT_LOGIN, "hidden")
+        cell = run_cycle(sb, tmp_path, capsys, "--timeout-minutes", "0.2", reviewer="copilot")
+        assert {r["outcome"] for r in cell.records} == {"scored"}, cell.stderr
+        assert_promises(cell, cell.code)
 
 
 # --- the token goes nowhere else -------------------------------------------------------------
@@ -403,3 +435,66 @@ def test_an_api_url_that_is_not_a_plain_http_url_is_refused(
                  "--history", str(tmp_path / "h.jsonl")])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("redline-canary: --api-url") and err.count("\n") == 1
+
+
+# --- writes that succeeded but answered otherwise, and the sandbox's other GitHub modes ------
+
+@pytest.mark.usefixtures("fast_retries")
+@pytest.mark.parametrize("route", [("POST", f"{R}/git/refs"), ("POST", f"{R}/pulls"),
+                                   ("POST", f"{R}/issues/{{issue_number}}/labels"), ("POST", f"{R}/labels"),
+                                   ("PATCH", f"{R}/pulls/{{pull_number}}"), ("DELETE", f"{R}/git/refs/{{ref}}")],
+                         ids=lambda r: _id(r))
+@pytest.mark.parametrize("answer", [{"status": 502}, {"drop": True}], ids=["502", "drop"])
+def test_a_write_that_happened_but_answered_a_failure_is_found_not_repeated(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str],
+    answer: dict[str, Any],
+) -> None:
+    sandbox.inject_fault(route[0], route[1], after_write=True, times=1, **answer)
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert_promises(cell, 0)
+    assert len(sandbox.pulls(REPO)) == 2
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_trigger_comment_that_happened_but_answered_502_is_not_posted_twice(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    sandbox.inject_fault("POST", f"{R}/issues/{{issue_number}}/comments", status=502, after_write=True, times=1)
+    run_cycle(sandbox, tmp_path, capsys, reviewer="codex")
+    for pr in sandbox.pulls(REPO):
+        bodies = [c["body"] for c in sandbox.capture(REPO, pr.number)["issue_comments"]
+                  if "rc:run=fault" in c["body"]]
+        assert len(bodies) == 1, bodies
+    assert_no_canary_left(sandbox, REPO)
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_sandbox_modes_ref_lag_and_too_quickly_are_ridden_out(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    sandbox.ref_visibility_lag(2)
+    sandbox.submitted_too_quickly(after=1, times=1)
+    assert_promises(run_cycle(sandbox, tmp_path, capsys), 0)
+    assert len(sandbox.pulls(REPO)) == 2
+
+
+@pytest.mark.usefixtures("fast_retries")
+@pytest.mark.parametrize("status", [403, 429])
+def test_sandbox_secondary_limit_without_retry_after_is_waited_out(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], status: int,
+) -> None:
+    sandbox.secondary_limit(per_minute=4, window=0.5, status=status, send_retry_after=False)
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    sandbox.secondary_limit()
+    assert_promises(cell, 0)
+    assert any(r.status == status for r in sandbox.requests)
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_sandbox_fine_grained_token_without_pull_requests_write_is_exit_2_naming_it(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    sandbox.fine_grained_token(missing=["pull_requests"])
+    cell = run_cycle(sandbox, tmp_path, capsys)
+    assert_promises(cell, 2)
+    assert "pull_requests=write" in cell.stderr and cell.records == []
