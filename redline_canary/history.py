@@ -196,7 +196,9 @@ def _check(value: Any, kind: Kind, key: str) -> tuple[str, str] | None:
     elif got == "string":
         if kind.min_length is not None and len(value) < kind.min_length:
             return key, "expected a non-empty string"
-        if kind.pattern is not None and not re.search(kind.pattern, value):
+        # JSON Schema's "$" is the end of the string; Python's also matches before a final
+        # newline, so it is read as \Z.
+        if kind.pattern is not None and not re.search(re.sub(r"\$$", r"\\Z", kind.pattern), value):
             return key, f"expected a string matching {kind.pattern}, got {_shown(value)}"
     elif got == "array":
         if (kind.min_items is not None and len(value) < kind.min_items) or (

@@ -21,8 +21,8 @@ from typing import Any
 from redline_canary.severity import SCALE
 
 __all__ = [
-    "fmt_rate", "inert_line", "json_text", "md_code", "md_seed_line", "md_text", "render_baseline", "render_record",
-    "seed_line", "terminal_safe",
+    "fmt_rate", "inert_line", "json_inert", "json_text", "md_code", "md_seed_line", "md_text",
+    "render_baseline", "render_record", "seed_line", "terminal_safe",
 ]
 
 # --- sanitisers ----------------------------------------------------------------------------
@@ -129,13 +129,20 @@ def inert_line(text: object) -> str:
 _JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def json_text(data: Any) -> str:
-    """Indented JSON for a terminal, keeping non-ASCII text readable (``ensure_ascii``
-    off) yet with every character a terminal could act on as a ``\\u`` escape: json
-    already escapes C0; this adds DEL, C1 and the bidirectional controls. They can only
-    occur inside strings, so the result is the same JSON value."""
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+def json_inert(text: str) -> str:
+    """Serialised JSON with every character a terminal could act on as a ``\\u`` escape
+    (json already escapes C0; this adds DEL, C1 and the bidirectional controls) and every
+    ``##[`` (the runner's legacy command form, honoured anywhere in a line) as
+    ``##\\u005b``. Both can only occur inside strings, so the value is unchanged."""
+    text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return text.replace("##[", "##\\u005b")
+
+
+def json_text(data: Any, indent: int | None = 2) -> str:
+    """JSON for stdout: readable non-ASCII text, nothing a terminal or the Actions runner
+    acts on (:func:`json_inert`). Indented lines start with a blank, a bracket or a quote,
+    never with ``::``."""
+    return json_inert(json.dumps(data, indent=indent, ensure_ascii=False))
 
 
 # --- text for a person ------------------------------------------------------------------

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from redline_canary.actions import commands_suspended
 from redline_canary.errors import BadInput, combine_exit_codes
 from redline_canary.history import read_history
-from redline_canary.render import inert_line
+from redline_canary.render import inert_line, json_text
 from redline_canary.scoring import record_exit_code
 
 
@@ -65,9 +64,7 @@ def run_gate(args: argparse.Namespace) -> int:
     ]
     if args.json:
         shown_ids: str | list[str] = run_ids[0] if len(run_ids) == 1 else run_ids
-        # ensure_ascii: every control character in a string is a \u escape, and no line
-        # of the indented output starts with "::".
-        print(json.dumps({"run_id": shown_ids, "exit_code": code, "targets": rows}, indent=2))
+        print(json_text({"run_id": shown_ids, "exit_code": code, "targets": rows}))
         return code
     # The lines carry record text (repo, stack, the gate's reasons): each is one inert
     # line, and under Actions the block is also wrapped in stop-commands.

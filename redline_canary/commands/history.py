@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
 from redline_canary.history import merge
-from redline_canary.render import inert_line
+from redline_canary.render import inert_line, json_text
 
 
 def register(sub: Any) -> None:
@@ -30,9 +29,10 @@ def run_merge(args: argparse.Namespace) -> int:
     for fragment, line, why in result.corrupt:
         print(inert_line(f"{fragment}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     if args.json:
-        print(json.dumps({"out": args.out, "appended": result.appended,
-                          "already_present": result.already_present,
-                          "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt]}))
+        print(json_text({"out": args.out, "appended": result.appended,
+                         "already_present": result.already_present,
+                         "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt]},
+                        indent=None))
     else:
         print(f"{args.out}: appended {result.appended}, already present {result.already_present}, "
               f"corrupt {len(result.corrupt)}")
