@@ -154,6 +154,8 @@ def _shown(value: Any) -> str:
     """A short, terminal-safe picture of a bad value for the message."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value).replace("inf", "Infinity").replace("nan", "NaN")
+    if isinstance(value, _HugeInt):
+        return f"an integer of {value.digits} digits"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
         return f"an integer of {len(str(abs(value)))} digits"
     if isinstance(value, (Mapping, list, tuple)):
@@ -278,6 +280,21 @@ def _problem(record: Any) -> str | None:
     return f"missing keys: {', '.join(missing)}" if missing else None
 
 
+class _HugeInt(int):
+    """Stands in for an integer literal too long to convert (Python refuses more than 4300
+    digits): big enough to fail every bound, and it remembers how long it was."""
+
+    digits = 0
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) <= 30:
+        return int(text)
+    huge = _HugeInt(MAX_INT + 1)
+    huge.digits = len(text.lstrip("-"))
+    return huge
+
+
 def _nonfinite(name: str) -> float:
     return float(name.replace("Infinity", "inf"))  # kept, so the type check can name the key
 
@@ -333,7 +350,7 @@ def read_history(path: Path | str, *, what: str = "history") -> HistoryRead:
                     out.corrupt.append((number, "not valid UTF-8"))
                     continue
                 try:
-                    record = json.loads(line, parse_constant=_nonfinite)
+                    record = json.loads(line, parse_constant=_nonfinite, parse_int=_parse_int)
                 except json.JSONDecodeError as exc:
                     out.corrupt.append((number, f"not valid JSON ({exc.msg})"))
                     continue
