@@ -217,11 +217,12 @@ def _check(value: Any, kind: Kind, key: str) -> tuple[str, str] | None:
                 return f"{key}.{name}", "required key missing"
         for name, item in value.items():
             sub = kind.properties.get(name) or kind.values
+            shown = inert_line(name)[:40]  # a key name is record text too: it is quoted in messages
             if sub is None:
                 if kind.closed:
-                    return f"{key}.{inert_line(name)[:40]}", "unknown key"
+                    return f"{key}.{shown}", "unknown key"
                 continue
-            problem = _check(item, sub, f"{key}.{name}")
+            problem = _check(item, sub, f"{key}.{shown}")
             if problem:
                 return problem
     return None

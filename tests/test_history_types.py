@@ -175,3 +175,14 @@ def test_the_type_table_is_the_schema_files() -> None:
             assert expected == {"const": 1}
             expected = {"type": "integer", "minimum": 1}
         assert _as_schema(kind) == expected, key
+
+
+def test_a_key_name_quoted_in_the_message_is_one_inert_line(tmp_path: Path) -> None:
+    doc = record("r1")
+    doc["timings"] = {"poll\n::add-mask::hunter2 ##[error]x": "slow"}
+    hist = tmp_path / "h.jsonl"
+    hist.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    res = cli("gate", str(hist), "--run-id", "r1")
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert res.stderr == (f"redline-canary: {hist}:1: timings.poll ::add-mask::hunter2 ## [error]x: "
+                          'expected a number, got "slow"\n')
