@@ -378,9 +378,15 @@ def read_history(path: Path | str, *, what: str = "history") -> HistoryRead:
 # --------------------------------------------------------------------------- writing
 
 
+def _encode_one(r: Mapping[str, Any]) -> bytes:
+    try:
+        return json.dumps(r, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate read from a fragment: kept exactly, as a \u escape
+        return json.dumps(r, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii") + b"\n"
+
+
 def _encode(rows: Iterable[Mapping[str, Any]]) -> bytes:
-    return b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-                    + b"\n" for r in rows)
+    return b"".join(_encode_one(r) for r in rows)
 
 
 def _check_rows(rows: list[Mapping[str, Any]]) -> None:

@@ -39,6 +39,7 @@ _ESCAPES = re.compile(
 # What is left after the sequences are gone: C0 (but tab and newline), DEL, C1, and the
 # Unicode bidirectional embeddings/overrides/isolates that reorder what a reader sees.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\t\v\f\u2028\u2029\x85]")
 
 
@@ -52,7 +53,9 @@ def terminal_safe(text: object, *, multiline: bool = False) -> str:
     bare CR, overwrite the one it is on. ``multiline=True`` keeps ``\n`` and ``\t``
     (``\r\n`` becomes ``\n``; a lone CR is removed).
     """
-    s = _ESCAPES.sub("", str(text))
+    # A lone surrogate (JSON's "\\ud800" decodes to one) cannot be written as UTF-8 at all:
+    # shown as U+FFFD instead of failing the write.
+    s = _SURROGATES.sub("\ufffd", _ESCAPES.sub("", str(text)))
     if multiline:
         s = s.replace("\r\n", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
         s = _CONTROLS.sub("", s.replace("\r", ""))
@@ -91,6 +94,8 @@ def md_text(text: object) -> str:
     as entities, so no HTML tag can form — not even across two fields printed side by
     side; every character with a Markdown meaning (links, images, emphasis, code,
     pipes) backslash-escaped; anything an autolinker would link shown as a code span.
+    Put at least one character between two results: two code spans that touch would
+    read as one longer fence.
     """
     s = terminal_safe(text)
     out: list[str] = []
@@ -126,12 +131,13 @@ def inert_line(text: object) -> str:
     return line
 
 
-_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def json_inert(text: str) -> str:
     """Serialised JSON with every character a terminal could act on as a ``\\u`` escape
-    (json already escapes C0; this adds DEL, C1 and the bidirectional controls) and every
+    (json already escapes C0; this adds DEL, C1, the bidirectional controls and lone
+    surrogates, which could not even be written as UTF-8) and every
     ``##[`` (the runner's legacy command form, honoured anywhere in a line) as
     ``##\\u005b``. Both can only occur inside strings, so the value is unchanged."""
     text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)

@@ -186,3 +186,18 @@ def test_a_key_name_quoted_in_the_message_is_one_inert_line(tmp_path: Path) -> N
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert res.stderr == (f"redline-canary: {hist}:1: timings.poll ::add-mask::hunter2 ## [error]x: "
                           'expected a number, got "slow"\n')
+
+
+def test_a_lone_surrogate_is_merged_exactly_and_printed_as_a_replacement_character(tmp_path: Path) -> None:
+    doc = record("r1")
+    doc["reviewer"] = "bot \ud800"
+    frag = tmp_path / "f.jsonl"
+    frag.write_text(json.dumps(doc) + "\n", encoding="ascii")  # json writes it as a \\ud800 escape
+    out = tmp_path / "h.jsonl"
+    res = cli("history", "merge", str(out), str(frag))
+    assert res.returncode == 0, res.stderr
+    assert read_history(out).records[0]["reviewer"] == "bot \ud800"
+    gate = cli("gate", str(out), "--run-id", "r1")
+    assert gate.returncode == 0 and "Traceback" not in gate.stderr
+    report = cli("report", str(out))
+    assert report.returncode == 0 and "bot \ufffd" in report.stdout, report.stderr

@@ -88,6 +88,7 @@ TERMINAL_PAYLOADS = [
     "\u202eevil-reversed",                             # bidi override
     "nul\x00del\x7f",
     "unterminated \x1b]8;;http://evil.example",
+    "lone surrogate \ud800 cannot be UTF-8",         # "\ud800" in JSON: printing it would crash
 ]
 
 WORKFLOW_PAYLOADS = [
