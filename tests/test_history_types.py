@@ -19,6 +19,7 @@ from clirun import ROOT, cli
 from test_history import record
 
 from redline_canary.history import FIELDS, Kind, read_history
+from redline_canary.render import md_text
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
 
@@ -72,14 +73,21 @@ def history_with(tmp_path: Path, bad: str) -> Path:
 def test_gate_and_actions_report_refuse_a_malformed_record_naming_file_line_and_key(
         tmp_path: Path, key: str, old: str | None, new: str, says: str) -> None:
     hist = history_with(tmp_path, malformed_line(old, new))
+    outputs = tmp_path / "outputs"
+    outputs.touch()
     for args in (["gate", str(hist), "--run-id", "r1"],
                  ["actions-report", str(hist), "--exit-code", "0", "--summary", str(tmp_path / "s.md")]):
-        res = cli(*args, env={"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": ""})
+        res = cli(*args, env={"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": str(outputs)})
         assert res.returncode == 2, (args[0], res.stdout, res.stderr)
         assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
         assert res.stderr.startswith(f"redline-canary: {hist}:2: {key}: expected"), res.stderr
         assert says in res.stderr
-    assert not (tmp_path / "s.md").exists()  # nothing half-reported
+    # The action's report step still tells its story: bad input, not "nothing ran", and
+    # none of the refused file's numbers.
+    summary = (tmp_path / "s.md").read_text(encoding="utf-8")
+    assert summary.startswith("## redline-canary: BAD-INPUT (exit 2")
+    assert md_text(f"h.jsonl:2: {key}: expected") in summary
+    assert "outcome=bad-input\nexit-code=2\nblocker-recall=\nrecall=\n" in outputs.read_text()
 
 
 @pytest.mark.parametrize(("key", "old", "new", "says"), MALFORMED)

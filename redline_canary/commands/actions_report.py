@@ -15,8 +15,8 @@ import sys
 from typing import Any
 
 from redline_canary.actions import append_summary, commands_suspended, emit, in_github_actions, write_outputs
-from redline_canary.actions_render import action_outputs, annotation_commands, job_summary
-from redline_canary.errors import EXIT_INFRA, EXIT_PASS
+from redline_canary.actions_render import action_outputs, annotation_commands, job_summary, workflow_command
+from redline_canary.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PASS, BadInput
 from redline_canary.history import read_history
 from redline_canary.render import inert_line
 
@@ -34,6 +34,19 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run_actions_report)
 
 
+def _report_refusal(args: argparse.Namespace, message: str) -> None:
+    markdown = job_summary([], EXIT_BAD_INPUT, corpus_prefix=args.corpus_prefix,
+                           notes=[f"{message} — the records file was refused"])
+    if args.summary:
+        append_summary(markdown, args.summary)
+    elif not append_summary(markdown):
+        with commands_suspended():
+            print(markdown)
+    if in_github_actions():
+        emit([workflow_command("error", message, title="Malformed history record")])
+    write_outputs(action_outputs([], EXIT_BAD_INPUT, args.records))
+
+
 def run_actions_report(args: argparse.Namespace) -> int:
     records: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -41,8 +54,14 @@ def run_actions_report(args: argparse.Namespace) -> int:
         # Anything but a regular file (a FIFO, /dev/zero, a folder) is refused, exit 2.
         read = read_history(args.records, what="records file")
         # The records are this run's own: one with a value of the wrong type is a bug or a
-        # forgery, and summing around it would report numbers nobody measured.
-        read.refuse_malformed(args.records)
+        # forgery, and summing around it would report numbers nobody measured. Refused
+        # (exit 2), but the step still says so in its summary, an annotation and its
+        # outputs, so the action reports "bad-input" rather than "nothing ran".
+        try:
+            read.refuse_malformed(args.records)
+        except BadInput as exc:
+            _report_refusal(args, str(exc))
+            raise
         records = read.records
         for line, why in read.corrupt:
             note = inert_line(f"{args.records}:{line}: corrupt record skipped ({why})")
