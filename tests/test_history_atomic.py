@@ -168,6 +168,8 @@ def test_readers_refuse_anything_but_a_regular_file_at_once(tmp_path: Path, spec
     if not (command == "merge-out" and special == "a directory"):  # open() itself says "Is a directory"
         assert f"is not a regular file ({KINDS[special]})" in res.stderr
     assert not (tmp_path / "out.jsonl").exists()
+    if command == "actions-report":  # the action's report step still says what happened
+        assert "is not a regular file" in (tmp_path / "s.md").read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- the workflow

@@ -51,13 +51,13 @@ def run_actions_report(args: argparse.Namespace) -> int:
     records: list[dict[str, Any]] = []
     notes: list[str] = []
     if args.records and os.path.lexists(args.records):
-        # Anything but a regular file (a FIFO, /dev/zero, a folder) is refused, exit 2.
-        read = read_history(args.records, what="records file")
-        # The records are this run's own: one with a value of the wrong type is a bug or a
-        # forgery, and summing around it would report numbers nobody measured. Refused
-        # (exit 2), but the step still says so in its summary, an annotation and its
-        # outputs, so the action reports "bad-input" rather than "nothing ran".
+        # Anything but a regular file (a FIFO, /dev/zero, a folder) is refused, exit 2. So
+        # is a record with a value of the wrong type: the records are this run's own, so
+        # it is a bug or a forgery, and summing around it would report numbers nobody
+        # measured. Either way the step still says so in its summary, an annotation and
+        # its outputs, so the action reports "bad-input" rather than "nothing ran".
         try:
+            read = read_history(args.records, what="records file")
             read.refuse_malformed(args.records)
         except BadInput as exc:
             _report_refusal(args, str(exc))
