@@ -8,10 +8,12 @@ Nothing here ever receives a token.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import sys
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TextIO
 
@@ -49,6 +51,27 @@ def emit(commands: Iterable[str], stream: TextIO | None = None) -> None:
     for line in commands:
         out.write(line + "\n")
     out.flush()
+
+
+@contextlib.contextmanager
+def commands_suspended(stream: TextIO | None = None) -> Iterator[None]:
+    """Under Actions, suspend workflow-command processing while outside text is printed:
+    ``::stop-commands::<random token>`` before, ``::<token>::`` after (also when the block
+    raises). The token is fresh and unguessable, so no record field can end the pause.
+    Outside Actions nothing is printed: a terminal has no commands to suspend."""
+    if not in_github_actions():
+        yield
+        return
+    out = stream or sys.stdout
+    token = f"rc-{secrets.token_hex(16)}"
+    out.write(f"::stop-commands::{token}\n")
+    out.flush()
+    try:
+        yield
+    finally:
+        out.flush()
+        out.write(f"::{token}::\n")
+        out.flush()
 
 
 def annotate_error(title: str, message: str) -> None:

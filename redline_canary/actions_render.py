@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from redline_canary.render import fmt_rate, seed_line
+from redline_canary.render import fmt_rate, md_code, md_seed_line, md_text, terminal_safe
 
 # GitHub fails a step's summary upload above 1 MiB; keep a margin for a header or a
 # second writer in the same step.
@@ -171,10 +171,11 @@ def annotation_commands(records: Sequence[Mapping[str, Any]], corpus_prefix: str
             "error", f"exit {exit_code} ({EXIT_MEANINGS.get(exit_code, 'unexpected exit code')}) and no record "
             "was written: nothing was measured; the run's log names the cause",
             title=f"redline-canary: {outcome_word(exit_code)}")))
+    t = terminal_safe  # every field below is record text: one line, no control characters
     for r in final:
-        who = str(r.get("reviewer"))
-        where = f"{r.get('repo')} {r.get('stack')}/{r.get('kind')}"
-        pr = f" PR #{r['pr']}" if r.get("pr") else ""
+        who = t(r.get("reviewer"))
+        where = t(f"{r.get('repo')} {r.get('stack')}/{r.get('kind')}")
+        pr = t(f" PR #{r['pr']}") if r.get("pr") else ""
         outcome = r.get("outcome")
         if outcome == "silent":
             errors.append((0, workflow_command(
@@ -183,7 +184,7 @@ def annotation_commands(records: Sequence[Mapping[str, Any]], corpus_prefix: str
             continue
         if outcome in ("error", "cancelled"):
             bucket = errors if outcome == "error" else warnings
-            notice = f": {r['notice']}" if r.get("notice") else ""
+            notice = f": {t(r['notice'])}" if r.get("notice") else ""
             bucket.append((0, workflow_command(
                 "error" if outcome == "error" else "warning", f"{where}{pr} was not scored{notice}",
                 title=f"Canary {outcome}")))
@@ -197,17 +198,17 @@ def annotation_commands(records: Sequence[Mapping[str, Any]], corpus_prefix: str
                     "error", f"{who} raised {cfp} finding(s) at or above the floor on the clean twin "
                     f"({where}{pr})", title="Clean false positives")))
             continue
-        stack = str(r.get("stack"))
+        stack = t(r.get("stack"))
         for state, seeds in (("missed", r.get("missed_seeds") or []),
                              ("undercalled", r.get("undercalled_seeds") or [])):
             for s in seeds:
-                sev = str(s.get("severity"))
-                text = f"SEED {s.get('n')} [{sev}] {state} by {who}"
+                sev = t(s.get("severity"))
+                text = f"SEED {t(s.get('n'))} [{sev}] {state} by {who}"
                 if state == "undercalled":
                     text += " (found, but rated below the seed's severity)"
-                text += f" on {r.get('repo')}{pr} — {s.get('rule')}: {s.get('description', '')}".rstrip(": ")
+                text += f" on {t(r.get('repo'))}{pr} — {t(s.get('rule'))}: {t(s.get('description', ''))}".rstrip(": ")
                 cmd = workflow_command("error" if sev == "BLOCKER" else "warning", text,
-                                       file=corpus_file(corpus_prefix, "seeded", stack, str(s.get("path"))),
+                                       file=corpus_file(corpus_prefix, "seeded", stack, t(s.get("path"))),
                                        line=s.get("line"), title=f"{sev} seed {state}")
                 (errors if sev == "BLOCKER" else warnings).append((_SEV_RANK.get(sev, 9), cmd))
     out: list[str] = []
@@ -228,9 +229,8 @@ _SEV_RANK = {"BLOCKER": 2, "CRITICAL": 3, "MAJOR": 4, "MINOR": 5, "INFO": 6}
 
 def md(text: object) -> str:
     """Text from records (descriptions, notices, GitHub messages) inside Markdown: no HTML,
-    no table breaks, no line breaks."""
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|").replace("\r", " ").replace("\n", " "))
+    no link, image or autolink, no table break, no line break (:func:`render.md_text`)."""
+    return md_text(text)
 
 
 def _cells(r: Mapping[str, Any]) -> list[str]:
@@ -254,15 +254,15 @@ def _cells(r: Mapping[str, Any]) -> list[str]:
     target = f"{r.get('repo')} {r.get('stack')} · {r.get('reviewer')} · {r.get('kind')}"
     if int(r.get("attempt", 1)) > 1:
         target += f" (attempt {r['attempt']})"
-    pr = f"#{r['pr']}" if r.get("pr") else dash
+    pr = f"#{md(r['pr'])}" if r.get("pr") else dash
     return [md(target), pr, md(r.get("outcome")), blocker, recall, under, cfp, gate]
 
 
 def _details(r: Mapping[str, Any], corpus_prefix: str) -> str:
-    pr = f" PR #{r['pr']}" if r.get("pr") else ""
+    pr = f" PR #{md(r['pr'])}" if r.get("pr") else ""
     lines = [f"### {md(r.get('repo'))} {md(r.get('stack'))} — {md(r.get('kind'))}{pr}", ""]
-    lines.append(f"Reviewer `{md(r.get('reviewer'))}`, mode {md(r.get('mode'))}, corpus "
-                 f"`{md(r.get('corpus_fingerprint'))}`, outcome **{md(r.get('outcome'))}**"
+    lines.append(f"Reviewer {md_code(r.get('reviewer'))}, mode {md(r.get('mode'))}, corpus "
+                 f"{md_code(r.get('corpus_fingerprint'))}, outcome **{md(r.get('outcome'))}**"
                  + (f" — {md(r['notice'])}" if r.get("notice") else ""))
     gate = r.get("gate") or {}
     reasons = "; ".join(str(x) for x in gate.get("reasons") or [])
@@ -275,8 +275,7 @@ def _details(r: Mapping[str, Any], corpus_prefix: str) -> str:
         lines += ["", f"**{title} ({len(seeds)})**", ""]
         for s in seeds:
             where = corpus_file(corpus_prefix, "seeded", str(r.get("stack")), str(s.get("path")))
-            text = seed_line({**s, "path": where})
-            lines.append(f"- SEED {s.get('n')} · {md(text)}")
+            lines.append(f"- SEED {md(s.get('n'))} · {md_seed_line({**s, 'path': where})}")
     return "\n".join(lines) + "\n"
 
 
@@ -292,7 +291,7 @@ def job_summary(records: Sequence[Mapping[str, Any]], exit_code: int, *, corpus_
     head = [f"## redline-canary: {word} (exit {exit_code}: {meaning})", ""]
     run_ids = sorted({str(r.get("run_id")) for r in final if r.get("run_id")})
     if run_ids:
-        head.append(f"Run {', '.join(f'`{md(x)}`' for x in run_ids)} · {len(final)} PR(s) scored or attempted")
+        head.append(f"Run {', '.join(md_code(x) for x in run_ids)} · {len(final)} PR(s) scored or attempted")
         head.append("")
     head += [f"> {md(n)}" for n in notes]
     if notes:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from redline_canary.errors import BadInput
+from redline_canary.render import terminal_safe
 from redline_canary.report_model import (
     NONE,
     SEED_CLASSES,
@@ -89,7 +90,16 @@ def _slug(index: int, t: TargetReport) -> str:
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Record text in HTML, text or attribute alike: control characters stripped (an SVG
+    or XHTML reader rejects them), then ``& < > " '`` escaped."""
+    return html.escape(terminal_safe(text, multiline=True), quote=True)
+
+
+def _label(text: object) -> str:
+    """Record text as a matplotlib label: one line, no control characters (they would make
+    the SVG invalid XML), and every ``$`` escaped so it is never parsed as mathtext (a
+    forged ``$\\foo$`` would stop the render). The SVG writer escapes ``& < >`` itself."""
+    return terminal_safe(text).replace("$", "\\$")
 
 
 # --------------------------------------------------------------------------- charts
@@ -132,7 +142,7 @@ def _trend_figure(t: TargetReport) -> Figure:
     fig = Figure(figsize=(11, 5.2))
     top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.2, 1]})
     fig.subplots_adjust(left=0.07, right=0.985, top=0.93, bottom=0.08, hspace=0.06)
-    fig.text(0.07, 0.955, t.label, fontsize=11, ha="left", va="bottom")
+    fig.text(0.07, 0.955, _label(t.label), fontsize=11, ha="left", va="bottom")
     runs = t.runs
     xs = [_when(r.recorded_at) for r in runs]
     half = _half_width(xs)
@@ -202,18 +212,18 @@ def _trend_figure(t: TargetReport) -> Figure:
                 facecolor=_GAP_COLOUR, alpha=0.35, edgecolor="none"), autolim=False)
         if len(gaps) <= 30:
             for i, what in gaps:
-                top.text(xs[i], 1.06, what, rotation=90, ha="center", va="top", fontsize=7, color="#57606a")
+                top.text(xs[i], 1.06, _label(what), rotation=90, ha="center", va="top", fontsize=7, color="#57606a")
     for i, r in enumerate(runs):
         if r.fingerprint_changed:
             x = xs[i - 1] + (xs[i] - xs[i - 1]) / 2
             for ax in (top, bottom):
                 ax.axvline(x, color="#1f2328", linestyle="--", linewidth=1)
-            top.text(x, 0.02, f" corpus → {r.fingerprint[:8]}", rotation=90, ha="right", va="bottom",
+            top.text(x, 0.02, _label(f" corpus → {r.fingerprint[:8]}"), rotation=90, ha="right", va="bottom",
                      fontsize=7)
     handles, labels = top.get_legend_handles_labels()
     if gaps:
         handles.append(Patch(facecolor=_GAP_COLOUR, alpha=0.35))
-        labels.append("not measured: " + ", ".join(f"{k} × {v}" for k, v in sorted(t.gaps.items())))
+        labels.append(_label("not measured: " + ", ".join(f"{k} × {v}" for k, v in sorted(t.gaps.items()))))
     if any(r.fingerprint_changed for r in runs):
         handles.append(Line2D([], [], color="#1f2328", linestyle="--"))
         labels.append("corpus changed (not comparable across)")
@@ -247,17 +257,17 @@ def _heatmap_figure(t: TargetReport) -> Figure:
     ax.imshow(matrix, aspect="auto", interpolation="nearest", cmap=cmap,
               norm=BoundaryNorm([-0.5, 0.5, 1.5, 2.5, 3.5], cmap.N))
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([f"#{r.seed.n} {r.seed.severity} {r.seed.path}"[:48] for r in rows], fontsize=7)
+    ax.set_yticklabels([_label(f"#{r.seed.n} {r.seed.severity} {r.seed.path}"[:48]) for r in rows], fontsize=7)
     for y, row in enumerate(rows):  # plain texts: a secondary axis cost as much as the image
-        ax.text(1.01, y, row.seed_class, transform=ax.get_yaxis_transform(), fontsize=7, va="center")
+        ax.text(1.01, y, _label(row.seed_class), transform=ax.get_yaxis_transform(), fontsize=7, va="center")
     step = max(1, len(runs) // 12)
     ticks = list(range(0, len(runs), step))
     ax.set_xticks(ticks)
-    ax.set_xticklabels([runs[i].date for i in ticks], fontsize=7, rotation=30, ha="right")
+    ax.set_xticklabels([_label(runs[i].date) for i in ticks], fontsize=7, rotation=30, ha="right")
     for i, r in enumerate(runs):
         if i and r.fingerprint != runs[i - 1].fingerprint:
             ax.axvline(i - 0.5, color="#1f2328", linestyle="--", linewidth=1.2)
-    fig.text(2.9 / 11, 1 - 0.08 / height, f"{t.label}: seeds × seeded runs (oldest → newest)", fontsize=10,
+    fig.text(2.9 / 11, 1 - 0.08 / height, _label(f"{t.label}: seeds × seeded runs (oldest → newest)"), fontsize=10,
              va="top")
     legend = [Patch(facecolor=c, label=label) for c, label in zip(
         _STATE_COLOURS, ("not measured (gap / not in corpus)", "missed", "undercalled", "caught"),
@@ -282,14 +292,14 @@ def _comparison_figure(c: Comparison) -> Figure:
                 caught, seen = s.seed_counts[n]
                 ys.append(row + (k - (offsets - 1) / 2) * 0.18)
                 xs.append(caught / seen)
-        ax.scatter(xs, ys, s=18, label=f"{s.reviewer} ({s.runs} runs)")
+        ax.scatter(xs, ys, s=18, label=_label(f"{s.reviewer} ({s.runs} runs)"))
     ax.set_yticks(range(len(numbers)))
     ax.set_yticklabels([f"SEED {n}" for n in numbers], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(-0.05, 1.05)
     ax.set_xlabel("per-seed catch rate (caught / scored runs on this corpus)")
     ax.grid(True, axis="x", alpha=0.3)
-    fig.text(0.9 / 11, 1 - 0.08 / height, f"{c.stack} · corpus {c.fingerprint}", fontsize=10, va="top")
+    fig.text(0.9 / 11, 1 - 0.08 / height, _label(f"{c.stack} · corpus {c.fingerprint}"), fontsize=10, va="top")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 

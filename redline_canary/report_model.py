@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from redline_canary.render import fmt_rate, seed_line
+from redline_canary.render import fmt_rate, md_code, md_seed_line, md_text, seed_line, terminal_safe
 from redline_canary.scoring import OUTCOMES, wilson
 
 GAP_OUTCOMES = ("silent", "error", "cancelled")
@@ -81,6 +81,9 @@ class SeedRef:
 
     def text(self) -> str:
         return seed_line(asdict(self))
+
+    def markdown(self) -> str:
+        return md_seed_line(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -345,9 +348,10 @@ def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
 
 
 def describe(record: Mapping[str, Any]) -> str:
-    """How a skipped record is named when it has no line number to hand."""
+    """How a skipped record is named when it has no line number to hand (one line, no
+    control characters: the values are the record's own)."""
     keys = ("run_id", "repo", "stack", "kind", "reviewer")
-    return "record " + " ".join(f"{k}={record.get(k)}" for k in keys)
+    return "record " + " ".join(f"{k}={terminal_safe(record.get(k))[:80]}" for k in keys)
 
 
 # --------------------------------------------------------------------------- building
@@ -549,16 +553,24 @@ def to_json(report: Report) -> dict[str, Any]:
 # --------------------------------------------------------------------------- Markdown
 
 
-def _md(text: str) -> str:
-    """Table-cell safe: a pipe or newline in a description must not break the table."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+def _md(text: object) -> str:
+    """Record text in Markdown (:func:`render.md_text`): no HTML, link, image, autolink,
+    table break or line break. Applied to each outside field, never to a whole cell, so
+    the markup this module adds around them stays markup."""
+    return md_text(text)
+
+
+def _row(cells: Iterable[str]) -> str:
+    """A table row of cells that are already escaped."""
+    return "| " + " | ".join(cells) + " |"
 
 
 def _measure_text(m: Measurement | None, what: str) -> str:
     if m is None:
         return "—"
     if not m.scored:
-        return f"⛔ {m.outcome} (not measured)"
+        return f"⛔ {_md(m.outcome)} (not measured)"
+    # Numbers this module formatted: nothing to escape.
     if what == "recall":
         return m.recall.text() if m.recall else "—"
     if what == "blocker":
@@ -572,15 +584,15 @@ def _outcome_text(run: RunPoint) -> str:
     parts = []
     for m in (run.seeded, run.clean):
         if m is not None:
-            note = f" ({m.notice})" if m.notice and not m.scored else ""
-            parts.append(f"{m.kind} {m.outcome}{note}")
+            note = f" ({_md(m.notice)})" if m.notice and not m.scored else ""
+            parts.append(f"{_md(m.kind)} {_md(m.outcome)}{note}")
     return " · ".join(parts) or "—"
 
 
 def _gate_text(run: RunPoint) -> str:
     if run.gate_passed:
         return "✅ PASS"
-    return "❌ FAIL: " + "; ".join(run.gate_reasons)
+    return "❌ FAIL: " + "; ".join(_md(r) for r in run.gate_reasons)
 
 
 def _latest_table(report: Report) -> list[str]:
@@ -591,12 +603,12 @@ def _latest_table(report: Report) -> list[str]:
     ]
     for t in report.targets:
         run = t.latest
-        lines.append("| " + " | ".join(_md(c) for c in (
-            f"{t.repo} · {t.stack}", t.reviewer, f"{run.run_id} ({run.date})", _outcome_text(run),
-            _measure_text(run.seeded, "blocker"), _measure_text(run.seeded, "recall"),
+        lines.append(_row((
+            f"{_md(t.repo)} · {_md(t.stack)}", _md(t.reviewer), f"{_md(run.run_id)} ({_md(run.date)})",
+            _outcome_text(run), _measure_text(run.seeded, "blocker"), _measure_text(run.seeded, "recall"),
             _measure_text(run.seeded, "undercalled"), _measure_text(run.clean, "cfp"),
-            _gate_text(run), f"`{run.fingerprint}`",
-        )) + " |")
+            _gate_text(run), md_code(run.fingerprint),
+        )))
     return lines
 
 
@@ -610,18 +622,18 @@ def _trend_table(t: TargetReport, max_runs: int) -> list[str]:
               "|---|---|---|---|---|---|---|"]
     for i, run in enumerate(shown):
         if run.fingerprint_changed:
-            corpus = f"⚑ corpus changed → `{run.fingerprint}` (not comparable with earlier rows)"
+            corpus = f"⚑ corpus changed → {md_code(run.fingerprint)} (not comparable with earlier rows)"
         else:
-            corpus = f"`{run.fingerprint}`" if i == 0 else "″"
-        lines.append("| " + " | ".join(_md(c) for c in (
-            run.date, run.run_id, corpus, _measure_text(run.seeded, "blocker"),
+            corpus = md_code(run.fingerprint) if i == 0 else "″"
+        lines.append(_row((
+            _md(run.date), _md(run.run_id), corpus, _measure_text(run.seeded, "blocker"),
             _measure_text(run.seeded, "recall"), _measure_text(run.clean, "cfp"),
             "PASS" if run.gate_passed else "FAIL",
-        )) + " |")
+        )))
     gaps = t.gaps
     if gaps:
         lines += ["", "Gaps in the window (nothing measured, not zeros): "
-                  + ", ".join(f"{k} × {v}" for k, v in sorted(gaps.items())) + "."]
+                  + ", ".join(f"{_md(k)} × {v}" for k, v in sorted(gaps.items())) + "."]
     return lines
 
 
@@ -640,48 +652,49 @@ def _seed_table(t: TargetReport, max_runs: int) -> list[str]:
     order = {c: i for i, c in enumerate(SEED_CLASSES)}
     for row in sorted(t.seeds, key=lambda s: (order[s.seed_class], s.seed.n)):
         strip = "".join(_CELL[c] for c in row.cells[-k:])
-        lines.append("| " + " | ".join(_md(c) for c in (
-            f"SEED {row.seed.n} {row.seed.text()}", row.seed_class,
+        lines.append(_row((
+            f"SEED {row.seed.n} {row.seed.markdown()}", row.seed_class,
             f"{row.caught}/{row.observed}", strip,
-        )) + " |")
+        )))
     return lines
 
 
 def _comparison_lines(c: Comparison) -> list[str]:
     lines = [
-        f"### {c.stack} · corpus `{c.fingerprint}`",
+        f"### {_md(c.stack)} · corpus {md_code(c.fingerprint)}",
         "",
         "| Reviewer | Repos | Scored runs | Gaps | Latest recall | Latest blocker recall |",
         "|---|---|---|---|---|---|",
     ]
     for s in c.reviewers:
-        lines.append("| " + " | ".join(_md(x) for x in (
-            s.reviewer, ", ".join(s.repos), str(s.runs), str(s.gaps),
-            f"{s.latest_recall.text()} [{s.latest_run_id}]", s.latest_blocker.text(),
-        )) + " |")
+        lines.append(_row((
+            _md(s.reviewer), ", ".join(_md(r) for r in s.repos), str(s.runs), str(s.gaps),
+            f"{s.latest_recall.text()} \\[{_md(s.latest_run_id)}\\]", s.latest_blocker.text(),
+        )))
     for p in c.pairs:
-        lines += ["", f"**{p.a} vs {p.b}** — paired over {p.seeds_compared} seeds measured by both: "
-                  f"{p.a} catches more often on {p.a_better}, {p.b} on {p.b_better}, tied on {p.tied}"
+        a, b = _md(p.a), _md(p.b)
+        lines += ["", f"**{a} vs {b}** — paired over {p.seeds_compared} seeds measured by both: "
+                  f"{a} catches more often on {p.a_better}, {b} on {p.b_better}, tied on {p.tied}"
                   + (f"; mean per-seed difference {p.mean_diff:+.2f} (n={p.seeds_compared})"
                      if p.mean_diff is not None else "")
                   + (f"; sign test p = {p.sign_test_p:.3g}" if p.sign_test_p is not None else "")
                   + "."]
         if p.differing:
-            lines += ["", f"| Seed | {_md(p.a)} caught | {_md(p.b)} caught | Difference |",
+            lines += ["", f"| Seed | {a} caught | {b} caught | Difference |",
                       "|---|---|---|---|"]
             for d in p.differing:
-                lines.append("| " + " | ".join(_md(x) for x in (
-                    f"SEED {d.seed.n} {d.seed.text()}", f"{d.a[0]}/{d.a[1]}", f"{d.b[0]}/{d.b[1]}",
+                lines.append(_row((
+                    f"SEED {d.seed.n} {d.seed.markdown()}", f"{d.a[0]}/{d.a[1]}", f"{d.b[0]}/{d.b[1]}",
                     f"{d.diff:+.2f}",
-                )) + " |")
+                )))
     return lines
 
 
 def _sections(report: Report, max_runs: int) -> list[list[str]]:
-    window = f"{report.first[:10]} → {report.last[:10]}" if report.first and report.last else "empty"
+    window = f"{_md(report.first[:10])} → {_md(report.last[:10])}" if report.first and report.last else "empty"
     head = ["# redline-canary scoreboard", "",
             f"{report.records_used} records · {len(report.targets)} targets · window {window}"
-            + (f" (since {report.since})" if report.since else "") + "."]
+            + (f" (since {_md(report.since)})" if report.since else "") + "."]
     if report.skipped:
         head += ["", f"⚠️ {len(report.skipped)} history line(s)/record(s) skipped, not counted:"]
         head += [f"- {_md(s)}" for s in report.skipped[:20]]
@@ -693,12 +706,12 @@ def _sections(report: Report, max_runs: int) -> list[list[str]]:
     sections.append(["", "## Trends", "",
                      "Silent, error and cancelled runs are gaps (nothing was measured), never "
                      "zeros. ⚑ marks a corpus change: numbers on either side are not comparable."])
-    sections += [["", f"### {t.label}", "", *_trend_table(t, max_runs)] for t in report.targets]
+    sections += [["", f"### {_md(t.label)}", "", *_trend_table(t, max_runs)] for t in report.targets]
     sections.append(["", "## Seeds", "", LEGEND, "",
                      "Classes: **always caught** in every measured run; **never caught** in "
                      "none; **newly missed**: caught, then not caught in every run since the "
                      "first miss; **intermittent**: anything else."])
-    sections += [["", f"### {t.label}", "", *_seed_table(t, max_runs)] for t in report.targets]
+    sections += [["", f"### {_md(t.label)}", "", *_seed_table(t, max_runs)] for t in report.targets]
     if report.comparisons:
         sections.append(["", "## Cross-reviewer", "",
                          "Reviewers measured on the same stack and corpus fingerprint; per-seed "

@@ -70,8 +70,7 @@ def test_record_with_a_bad_value_is_named_on_stderr_and_skipped(tmp_path: Path) 
     hist.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     res = cli("report", str(hist))
     assert res.returncode == 0
-    assert "record run_id=py-r0 repo=acme/canary-py stack=python kind=seeded reviewer=redline: " \
-           "by_severity is not an object — skipped" in res.stderr
+    assert f"{hist}:1: corrupt record skipped (by_severity: expected an object, got \"broken\")" in res.stderr
     assert f"{len(records) - 1} records" in res.stdout
 
 

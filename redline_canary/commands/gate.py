@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from redline_canary.actions import commands_suspended
 from redline_canary.errors import BadInput, combine_exit_codes
 from redline_canary.history import read_history
+from redline_canary.render import inert_line, json_text
 from redline_canary.scoring import record_exit_code
 
 
@@ -39,13 +40,18 @@ def final_attempts(records: list[dict[str, Any]], run_ids: list[str] | None = No
 
 
 def run_gate(args: argparse.Namespace) -> int:
-    read = read_history(args.history)
-    for line, why in read.corrupt:
-        print(f"{args.history}:{line}: corrupt record skipped ({why})", file=sys.stderr)
     run_ids: list[str] = list(dict.fromkeys(args.run_ids))
+    read = read_history(args.history)
+    # A record of the judged run with a value of the wrong type is a bug or a forgery:
+    # judging around it could pass a run that failed, so it is refused (exit 2), never read
+    # as a gate failure (1). Other runs' malformed lines are skipped like corrupt ones.
+    read.refuse_malformed(args.history, run_ids)
+    for line, why in read.corrupt:
+        print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     records = [r for r in read.records if r["run_id"] in run_ids]
     if not records:
-        raise BadInput(f"{args.history}: no records with run_id {' or '.join(map(repr, run_ids))}")
+        shown = " or ".join(inert_line(repr(x)) for x in run_ids)
+        raise BadInput(f"{args.history}: no records with run_id {shown}")
     judged = final_attempts(records, run_ids)
     run_label = ", ".join(run_ids)
     codes = [record_exit_code(r) for r in judged]
@@ -57,13 +63,16 @@ def run_gate(args: argparse.Namespace) -> int:
         for r, c in zip(judged, codes, strict=True)
     ]
     if args.json:
-        shown: str | list[str] = run_ids[0] if len(run_ids) == 1 else run_ids
-        print(json.dumps({"run_id": shown, "exit_code": code, "targets": rows}, indent=2))
-    else:
+        shown_ids: str | list[str] = run_ids[0] if len(run_ids) == 1 else run_ids
+        print(json_text({"run_id": shown_ids, "exit_code": code, "targets": rows}))
+        return code
+    # The lines carry record text (repo, stack, the gate's reasons): each is one inert
+    # line, and under Actions the block is also wrapped in stop-commands.
+    with commands_suspended():
         for row in rows:
             verdict = "PASS" if row["passed"] else "FAIL"
-            why = "; ".join(row["reasons"])
-            print(f"{row['repo']} {row['stack']}/{row['kind']}: {row['outcome']} {verdict}"
-                  + (f" — {why}" if why else ""))
-        print(f"run {run_label}: exit {code}")
+            why = "; ".join(str(x) for x in row["reasons"])
+            print(inert_line(f"{row['repo']} {row['stack']}/{row['kind']}: {row['outcome']} {verdict}"
+                             + (f" — {why}" if why else "")))
+        print(inert_line(f"run {run_label}: exit {code}"))
     return code

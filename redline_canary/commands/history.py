@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
 from redline_canary.history import merge
+from redline_canary.render import inert_line, json_text
 
 
 def register(sub: Any) -> None:
@@ -22,13 +22,17 @@ def register(sub: Any) -> None:
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    """Exit 0: merged. Exit 2 *with* the summary line (or the JSON) on stdout: merged, but
+    some fragment lines were corrupt and left out. Exit 2 with nothing on stdout and one
+    line on stderr: nothing was merged (bad file, disk full) and OUT is unchanged."""
     result = merge(args.out, args.fragments)
     for fragment, line, why in result.corrupt:
-        print(f"{fragment}:{line}: corrupt record skipped ({why})", file=sys.stderr)
+        print(inert_line(f"{fragment}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     if args.json:
-        print(json.dumps({"out": args.out, "appended": result.appended,
-                          "already_present": result.already_present,
-                          "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt]}))
+        print(json_text({"out": args.out, "appended": result.appended,
+                         "already_present": result.already_present,
+                         "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt]},
+                        indent=None))
     else:
         print(f"{args.out}: appended {result.appended}, already present {result.already_present}, "
               f"corrupt {len(result.corrupt)}")

@@ -8,7 +8,6 @@ done/clean/skip signal, before a canary run turns red for the wrong reason.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from redline_canary.options import load_profile
 from redline_canary.profile_config import load_profiles_file
 from redline_canary.profiles import PROFILES, Profile
 from redline_canary.profiles.base import REACTION_CHANNEL
+from redline_canary.render import inert_line, json_text, terminal_safe
 from redline_canary.severity import SCALE
 
 CHANNELS = ("inline", "review", "issue", REACTION_CHANNEL)
@@ -77,16 +77,17 @@ def run_classify(args: argparse.Namespace) -> int:
     profile = load_profile(args.reviewer, (), args.profiles)
     result = classify(profile, args.channel, _read_body(args.body_file), args.login)
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(json_text(result))
         return EXIT_PASS
+    # Paths and the login come from the pasted comment: one terminal-safe line each.
     if "note" in result:
-        print(f"note: {result['note']}", file=sys.stderr)
-    print(f"signal: {result['signal']}")
+        print(inert_line(f"note: {result['note']}"), file=sys.stderr)
+    print(inert_line(f"signal: {result['signal']}"))
     for f in result["findings"]:
         where = f"{f['path'] or '-'}:{f['line'] if f['line'] is not None else '-'}"
         if f["end_line"] not in (None, f["line"]):
             where += f"-{f['end_line']}"
-        print(f"finding: {f['severity'] or 'unrated'} at {where} ({f['source']})")
+        print(inert_line(f"finding: {f['severity'] or 'unrated'} at {where} ({f['source']})"))
     return EXIT_PASS
 
 
@@ -117,20 +118,21 @@ def run_list(args: argparse.Namespace) -> int:
     known = {**PROFILES, **(load_profiles_file(args.profiles) if args.profiles else {})}
     rows = [describe(p) for _, p in sorted(known.items())]
     if args.json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json_text(rows))
         return EXIT_PASS
+    t = terminal_safe  # a --profiles file is outside text too
     for r in rows:
-        trigger = r["trigger"]["kind"] + (f" {r['trigger']['value']}" if r["trigger"]["value"] else "")
-        print(f"{r['name']}: {r['description']}")
-        print(f"  identities: {', '.join(r['logins']) or '-'}"
+        trigger = t(r["trigger"]["kind"] + (f" {r['trigger']['value']}" if r["trigger"]["value"] else ""))
+        print(t(f"{r['name']}: {r['description']}"))
+        print(t(f"  identities: {', '.join(r['logins']) or '-'}")
               + (f" (ids {', '.join(map(str, r['bot_ids']))})" if r["bot_ids"] else ""))
         print(f"  trigger: {trigger}; unrated findings: {r['unrated']}"
               + ("; mines summaries" if r["mine_summaries"] else ""))
         print("  | level | vendor markup |")
         print("  |---|---|")
         for level, labels in r["severity"].items():
-            print(f"  | {level} | {'; '.join(labels) or '-'} |")
+            print(t(f"  | {level} | {'; '.join(labels) or '-'} |"))
         if r["unrated_note"]:
-            print(f"  unrated: {'; '.join(r['unrated_note'])}")
+            print(t(f"  unrated: {'; '.join(r['unrated_note'])}"))
         print()
     return EXIT_PASS

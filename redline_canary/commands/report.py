@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from redline_canary.actions import commands_suspended
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.history import read_history
+from redline_canary.render import inert_line, json_text
 from redline_canary.report_model import build_report, render_markdown, to_json
 
 
@@ -44,14 +46,16 @@ def _since(value: str | None) -> str | None:
 def run_report(args: argparse.Namespace) -> int:
     since = _since(args.since)
     path = Path(args.history)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise BadInput(f"{path}: history file not found")
-    read = read_history(path)
+    read = read_history(path)  # refuses a FIFO, /dev/zero or a folder (exit 2)
+    # Corrupt and malformed lines alike are named and left out (the report is not a
+    # verdict, and one bad line must not hide years of numbers); both are counted in it.
     for line, why in read.corrupt:
-        print(f"{path}:{line}: corrupt record skipped ({why})", file=sys.stderr)
+        print(inert_line(f"{path}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     report = build_report(read.records, since=since, corrupt=read.corrupt)
     for note in report.skipped[len(read.corrupt):]:
-        print(f"{path}: {note} — skipped", file=sys.stderr)
+        print(inert_line(f"{path}: {note} — skipped"), file=sys.stderr)
     if args.html:
         from redline_canary.report_html import render_html
 
@@ -63,7 +67,8 @@ def run_report(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise BadInput(f"{args.markdown}: cannot write the Markdown report ({exc.strerror})") from None
     if args.json:
-        print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
+        print(json_text(to_json(report)))
     elif not args.html and not args.markdown:
-        sys.stdout.write(render_markdown(report))
+        with commands_suspended():  # the Markdown quotes record text; the runner must not act on it
+            sys.stdout.write(render_markdown(report))
     return EXIT_PASS
