@@ -77,5 +77,7 @@ def mask(text: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """Messages may quote outside text: keep them to one printable line."""
-    return "".join(c if c.isprintable() else " " for c in text)
+    """Messages may quote outside text: one line no terminal or CI runner acts on."""
+    from redline_canary.render import inert_line
+
+    return inert_line(text)

@@ -34,6 +34,7 @@ from redline_canary.errors import (
     TeardownIncomplete,
     combine_exit_codes,
     mask,
+    one_line,
 )
 from redline_canary.github_api import GitHubClient
 from redline_canary.history import append_records
@@ -60,7 +61,7 @@ class ProgressPrinter:
         self.tty = self.stream.isatty()
 
     def __call__(self, label: str, text: str) -> None:
-        text = "".join(c if c.isprintable() else " " for c in mask(text))  # outside words, one line
+        text = one_line(mask(text))  # outside words: one line no terminal or runner acts on
         with self.lock:
             if self.tty:
                 self.stream.write(f"\r\033[K[{label}] {text}")

@@ -254,7 +254,7 @@ CASES: list[Case] = [
     Case("gate-history-missing", ["gate", "{assets}/nope.jsonl", "--run-id", "r1"]),
     Case("gate-no-run-id", ["gate", "{assets}/history.jsonl"]),
     Case("gate-unknown-run", ["gate", "{assets}/history.jsonl", "--run-id", "nobody"]),
-    Case("gate-corrupt-history", ["gate", "{assets}/corrupt.jsonl", "--run-id", "r1"], owner=OTHERS),
+    Case("gate-corrupt-history", ["gate", "{assets}/corrupt.jsonl", "--run-id", "r1"]),
     Case("gate-binary-history", ["gate", "{assets}/binary.json", "--run-id", "r1"]),
     Case("report-missing", ["report", "{assets}/nope.jsonl"]),
     Case("report-folder-without-history", ["report", "{assets}/adir"]),
@@ -263,8 +263,6 @@ CASES: list[Case] = [
     Case("report-markdown-folder", ["report", "{assets}/history.jsonl", "--markdown", "{assets}/adir"]),
     Case("report-binary", ["report", "{assets}/binary.json"]),
     Case("history-merge-out-folder", ["history", "merge", "{assets}/adir", "{assets}/history.jsonl"]),
-    Case("history-merge-corrupt-fragment", ["history", "merge", "{work}/out.jsonl", "{assets}/corrupt.jsonl"],
-         owner=OTHERS),
     Case("history-merge-no-fragment", ["history", "merge", "{work}/out.jsonl"]),
     Case("history-merge-missing-fragment", ["history", "merge", "{work}/out.jsonl", "{assets}/nope.jsonl"]),
     # --- profile ---------------------------------------------------------------------
@@ -408,3 +406,16 @@ def test_the_probe_names_the_key() -> None:
         parse_targets([{"repo": "acme/x\n", "stack": "mini"}], "x", corpus_dummy)
     with pytest.raises(BadInput, match=r"^x: \[0\]\.prefix: must not contain"):
         parse_targets([{"repo": "acme/x", "stack": "mini", "prefix": "a/../../b"}], "x", corpus_dummy)
+
+
+def test_history_merge_names_every_corrupt_fragment_line_and_writes_nothing(
+    assets: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Like `corpus lint`, a merge reports every bad line (one line each), not only the first.
+    out = tmp_path / "out.jsonl"
+    code = main(["history", "merge", str(out), str(assets / "corrupt.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert [line.split(": ")[0] for line in err.splitlines()] == [f"{assets / 'corrupt.jsonl'}:1",
+                                                                  f"{assets / 'corrupt.jsonl'}:2"]
+    assert not out.exists() or out.read_bytes() == b""

@@ -46,12 +46,14 @@ def run_gate(args: argparse.Namespace) -> int:
     # judging around it could pass a run that failed, so it is refused (exit 2), never read
     # as a gate failure (1). Other runs' malformed lines are skipped like corrupt ones.
     read.refuse_malformed(args.history, run_ids)
-    for line, why in read.corrupt:
-        print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     records = [r for r in read.records if r["run_id"] in run_ids]
     if not records:
         shown = " or ".join(inert_line(repr(x)) for x in run_ids)
-        raise BadInput(f"{args.history}: no records with run_id {shown}")
+        skipped = (f" ({len(read.corrupt)} corrupt line(s) skipped, first: line {read.corrupt[0][0]}, "
+                   f"{read.corrupt[0][1]})") if read.corrupt else ""
+        raise BadInput(inert_line(f"{args.history}: no records with run_id {shown}{skipped}"))
+    for line, why in read.corrupt:
+        print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     judged = final_attempts(records, run_ids)
     run_label = ", ".join(run_ids)
     codes = [record_exit_code(r) for r in judged]

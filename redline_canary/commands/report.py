@@ -51,6 +51,10 @@ def run_report(args: argparse.Namespace) -> int:
     read = read_history(path)  # refuses a FIFO, /dev/zero or a folder (exit 2)
     # Corrupt and malformed lines alike are named and left out (the report is not a
     # verdict, and one bad line must not hide years of numbers); both are counted in it.
+    if read.corrupt and not read.records:  # nothing but bad lines: not a history at all
+        line, why = read.corrupt[0]
+        raise BadInput(inert_line(f"{path}: no valid records ({len(read.corrupt)} corrupt line(s), "
+                                  f"first: line {line}, {why})"))
     for line, why in read.corrupt:
         print(inert_line(f"{path}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     report = build_report(read.records, since=since, corrupt=read.corrupt)

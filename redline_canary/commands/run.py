@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import parse_floor
 from redline_canary.polling import PollConfig
 from redline_canary.profile_config import load_profiles_file
+from redline_canary.render import json_text
 from redline_canary.runner import default_run_id, run_targets, summary_table
 from redline_canary.scoring import GateOptions
 from redline_canary.targets import Target, load_targets_text, parse_targets, read_targets_arg
@@ -141,7 +141,7 @@ def run_run(args: argparse.Namespace) -> int:
                          parallel=args.parallel, history=history)
     if args.json:
         for r in result.records:
-            print(json.dumps(r))
+            print(json_text(r, indent=None))
     else:
         print(summary_table(result.records) if result.records else "no records")
         for target, exc in result.failures:

@@ -18,7 +18,7 @@ from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.history import append_records, read_history
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile, parse_floor, parse_kind, parse_mode
-from redline_canary.render import render_baseline, render_record
+from redline_canary.render import inert_line, json_text, render_baseline, render_record
 from redline_canary.scoring import GateOptions, record_exit_code
 
 
@@ -141,7 +141,7 @@ def run_score(args: argparse.Namespace) -> int:
     )
     history = read_history(args.history) if args.history else None
     for line, why in history.corrupt if history else []:
-        print(f"{args.history}:{line}: corrupt record skipped ({why})", file=sys.stderr)
+        print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     meta = {
         "run_id": args.run_id or f"score-{utc_now_iso().replace(':', '')}",
         "attempt": 1,
@@ -156,8 +156,8 @@ def run_score(args: argparse.Namespace) -> int:
         raise BadInput(f"{source}: {exc}") from None
     fp_then = manifest.get("fingerprint")
     if fp_then and fp_then != record["corpus_fingerprint"]:
-        print(f"warning: {source} was captured with corpus {fp_then}, scoring with "
-              f"{record['corpus_fingerprint']}: line maps may differ", file=sys.stderr)
+        print(inert_line(f"warning: {source} was captured with corpus {fp_then}, scoring with "
+                         f"{record['corpus_fingerprint']}: line maps may differ"), file=sys.stderr)
     diff_text = ""
     if args.baseline and history is not None:
         diff = compare(history.records, record)
@@ -175,7 +175,7 @@ def run_score(args: argparse.Namespace) -> int:
     if args.history:
         append_records(args.history, [record])
     if args.json:
-        print(json.dumps(record, indent=2))
+        print(json_text(record))
     else:
         print(render_record(record))
         if diff_text:
