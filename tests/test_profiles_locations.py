@@ -27,7 +27,9 @@ BLOB = "https://github.com/acme/canary/blob/0123456789abcdef0123456789abcdef0123
 
 
 def fixture(name: str) -> str:
-    return (DATA / name).read_text(encoding="utf-8")
+    """``copilot_v2_review.md`` lives at ``copilot/v2_review.md`` (one folder per vendor)."""
+    vendor, _, rest = name.partition("_")
+    return (DATA / vendor / rest).read_text(encoding="utf-8")
 
 
 def extract(profile: str, doc: dict[str, Any]) -> Extraction:

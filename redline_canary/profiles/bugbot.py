@@ -49,6 +49,8 @@ class BugbotProfile(Profile):
         rule("done", r"\ACursor Bugbot\ncompleted\b", channels=("check",)),
         rule("clean", r"found no new issues|found no bugs"),
         rule("done", r"BUGBOT_REVIEW|Bugbot has reviewed your changes|Bugbot completed review"),
+        # The PR-description summary block (reviewer-dialects §6) when it reaches a comment.
+        rule("none", r"CURSOR_SUMMARY"),
     )
     labels = (
         (Severity.BLOCKER, "**High Severity**"),

@@ -36,10 +36,16 @@ class ClaudeProfile(Profile):
         (r"🟡\s*\**Nit\b", Severity.INFO),
     ])
     signal_rules = (
+        # Managed Code Review: "⚠️ Code review skipped — your organization's overage spend
+        # limit has been reached." (anthropics/claude-code#39678).
+        rule("skipped", r"Code review skipped\b|overage spend limit"),
         rule("error", r"\*\*Claude encountered an error\b"),
         rule("progress", r"Claude Code is working", placeholder=True),
         rule("clean", r"^\s*No issues found\b|\bno issues found\. Checked for bugs"),
         rule("done", r"\*\*Claude finished\b"),
+        # The code-review plugin's body (reviewer-dialects §5a): "### Code review" then
+        # "Found N issues:".
+        rule("done", r"^#+\s*Code review\b[\s\S]*\bFound \d+ issues?\b"),
     )
     labels = (
         (Severity.BLOCKER, "🔴 Important"),

@@ -23,6 +23,8 @@ class CubicProfile(Profile):
     signal_rules = (
         rule("clean", r"\*\*(?:0|No) issues found\*\*"),
         rule("done", r"\*\*\d+ issues? found\*\*|cubic:attribution"),
+        # cubic reviews up to 75 files (reviewer-dialects §10); any other notice of its is
+        # read by the vendor-neutral notice vocabulary.
     )
     labels = (*p_labels("P<n>: prefix"), (None, "no prefix: INFO"))
 

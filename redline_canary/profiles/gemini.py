@@ -30,8 +30,18 @@ class GeminiProfile(Profile):
         (_badge("low", "low-priority"), Severity.MINOR),
     ])
     signal_rules = (
-        rule("skipped", r"unable to generate a review|daily quota"),
+        # reviewer-dialects §4 (refs 39673545358, 38860890989): unsupported file types;
+        # quota wording from tool authors (ref 69379069987).
+        rule("skipped", r"unable to generate a review|daily quota|reached your daily quota"),
+        # After the July 2026 sunset (reviewer-dialects §4): any "no longer available".
+        rule("skipped", r"Gemini Code Assist (?:is|has been) (?:no longer|discontinued|shut down)"
+                        r"|code review activity has (?:officially )?ceased"),
+        rule("error", r"Gemini encountered an error"),
         rule("clean", r"I have no (?:additional )?feedback to provide"),
+        # "## Code Review" opens every review body (reviewer-dialects §4).
+        rule("done", r"^#+\s*Code Review\b", channels=("review",)),
+        # The summary comment and the help text: walkthroughs, activity only.
+        rule("none", r"^#+\s*Summary of Changes\b|Using Gemini Code Assist|^#+\s*Gemini Code Assist\b"),
     )
     labels = (
         (Severity.BLOCKER, "![critical] badge (also ![security-critical])"),
