@@ -60,7 +60,7 @@ def test_classify_summary_findings_from_a_review_body() -> None:
 
 @pytest.mark.parametrize(("reviewer", "channel", "fixture", "signal"), [
     ("coderabbit", "issue", "coderabbit/skip.md", "skipped"),
-    ("coderabbit", "issue", "coderabbit/walkthrough.md", "none"),
+    ("coderabbit", "issue", "coderabbit/walkthrough.md", "progress"),
     ("codex", "issue", "codex/clean.md", "clean"),
     ("copilot", "review", "copilot/v2_clean.md", "clean"),
 ])

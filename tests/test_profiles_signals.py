@@ -66,7 +66,8 @@ SIGNALS: list[tuple[str, str, str, str]] = [
      "skipped"),
     ("coderabbit", "issue", fixture("coderabbit_walkthrough.md")
      + "\n<!-- recent_review_start -->\nNo actionable comments were generated in the recent review. 🎉", "clean"),
-    ("coderabbit", "issue", fixture("coderabbit_walkthrough.md"), "none"),
+    # The walkthrough alone is no review: a placeholder until the review or "clean" arrives.
+    ("coderabbit", "issue", fixture("coderabbit_walkthrough.md"), "progress"),
     ("coderabbit", "issue", "<!-- This is an auto-generated reply by CodeRabbit -->\n## CodeRabbit Commands\n"
      "- `@coderabbitai review` to trigger an incremental review.", "none"),
     ("coderabbit", "review", fixture("coderabbit_review.md"), "done"),
@@ -99,7 +100,7 @@ SIGNALS: list[tuple[str, str, str, str]] = [
      "well-documented.", "clean"),
     ("gemini", "review", "## Code Review\n\nThis pull request adds order lookups. I found two issues.", "done"),
     ("gemini", "issue", "## Summary of Changes\n\nHello, I'm Gemini Code Assist! This PR adds `p/app.py:5`.\n\n"
-     "<details><summary>Using Gemini Code Assist</summary>/gemini review</details>", "none"),
+     "<details><summary>Using Gemini Code Assist</summary>/gemini review</details>", "progress"),
     # claude
     ("claude", "issue", "**Claude Code is working…** <img src=\"spinner.gif\" />\n\n- [ ] Read the diff",
      "progress"),
@@ -137,7 +138,7 @@ SIGNALS: list[tuple[str, str, str, str]] = [
     ("sourcery", "review", "Hey - I've reviewed your changes and they look great!", "clean"),
     ("sourcery", "review", "Hey - I've found 2 issues, and left some high level feedback:\n\n- Consider a "
      "helper.", "done"),
-    ("sourcery", "issue", "## Reviewer's Guide\n\nThis PR adds order lookups in `p/app.py`.", "none"),
+    ("sourcery", "issue", "## Reviewer's Guide\n\nThis PR adds order lookups in `p/app.py`.", "progress"),
     # qodo
     ("qodo", "issue", "## PR Reviewer Guide 🔍\n\n<table><tr><td>⏱️ Estimated effort to review: 2 🔵🔵⚪⚪⚪"
      "</td></tr><tr><td>🧪 No relevant tests</td></tr><tr><td>⚡ No major issues detected</td></tr></table>",
@@ -375,3 +376,14 @@ def test_notice_under_a_heading_is_quoted_from_its_own_line() -> None:
     extraction = get_profile("copilot").extract([comment("copilot", "review", body)])
     assert extraction.has("skipped")
     assert (extraction.notice("skipped") or "").startswith("Copilot could not review the remaining files")
+
+
+@pytest.mark.parametrize(("name", "body"), [
+    ("redline", "[BLOCKER] Upload errors are skipped silently when the quota is exceeded."),
+    ("generic", "**Critical**: the rate limit check fails open, so billing errors are never raised."),
+    ("greptile", '<img alt="P1" src="p1.svg"> **Retries are skipped after an error**'),
+])
+def test_review_body_that_rates_a_finding_is_never_a_notice(name: str, body: str) -> None:
+    extraction = get_profile(name).extract([comment(name, "review", body)])
+    assert not extraction.has("skipped") and not extraction.has("error")
+    assert extraction.activity == 1

@@ -94,8 +94,12 @@ _NOTICE_PHRASES = (
     r"\bexceeds? (?:the |our |your )?(?:maximum|max|review|size|diff|file)\b[^.\n]{0,30}?\b(?:limit|number|size)\b",
     r"\btoo (?:large|big|many files(?: changed)?)\s+(?:to|for)\s+(?:a\s+)?review\b|^\W*too many files changed\b",
     # …the reviewer broke, or is not switched on.
-    r"\bencountered an error\b|\ban (?:unexpected |internal )?error (?:occurred|has occurred)\b",
-    r"\bsomething went wrong\b|\bfailed to (?:review|generate|complete|run|post|start)\b",
+    # "Copilot encountered an error", "Cursor Bugbot failed": a named reviewer opens the line.
+    r"^\W*(?:(?-i:[A-Z])[\w-]*\s+){1,3}(?:encountered an error|ran into an error|failed)\b",
+    r"\b(?:encountered an|an (?:unexpected |internal )?)error\b[^.\n]{0,40}?\b(?:while|when)"
+    r" (?:reviewing|generating)\b",
+    r"\bsomething went wrong\b",
+    r"\bfailed to (?:review|generate (?:a |the )?review|(?:complete|post|start) (?:the |this |a )?review)\b",
     r"\bnot (?:enabled|available) (?:for|on|in) (?:this|your) (?:repository|repo|organization|account)\b",
     r"^\W*(?:rate limit (?:exceeded|reached)|review limit reached|usage limit reached)\b",
 )
@@ -108,6 +112,26 @@ WORKING_PHRASES = re.compile(
     r"|several|some|up to)\b|^\W*(?:preparing|generating|reviewing|analy[sz]ing|processing)\b[^.\n]{0,80}(?:\.\.\.|…)",
     _FLAGS,
 )
+# Words that make a sentence describe the code under review rather than the reviewer's
+# own run: "returns 429 when the client exceeded the rate limit", "adds retries if the
+# upload failed". A vocabulary match after one of them in its sentence is no notice.
+_DESCRIBING = re.compile(
+    r"\b(?:when|whenever|if|unless|once|until|after|before|while|so that|instead of|handles?|handled|handling"
+    r"|retr(?:y|ies|ied|ying)|adds?|added|adding|fix(?:es|ed|ing)?|prevents?|avoids?|tests?|returns?|throws?"
+    r"|raises?|logs?|logged|catch(?:es)?|caught|should|would|shows?|displays?|renders?|maps?|surfaces?)\b",
+    _FLAGS,
+)
+
+
+def first_notice(prose: str, vocabulary: re.Pattern[str]) -> re.Match[str] | None:
+    """The first vocabulary match in ``prose`` that speaks of the reviewer, not the code."""
+    for m in vocabulary.finditer(prose):
+        start = max(prose.rfind(c, 0, m.start()) for c in ".!?\n") + 1
+        if _DESCRIBING.search(prose, start, m.start()) is None:
+            return m
+    return None
+
+
 _FENCE = re.compile(r"^[ \t>]*(```|~~~).*?^[ \t>]*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _URL = re.compile(r"\(?https?://[^\s)\]>\"']+\)?")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
@@ -219,7 +243,8 @@ def quote(body: str, limit: int = 300) -> str:
     lines: list[str] = []
     for raw in _TAG.sub(" ", _HTML_COMMENT.sub("", body)).splitlines():
         text = re.sub(r"\*\*|__", "", re.sub(r"\s+", " ", raw)).strip().lstrip("#>*_ ").rstrip("*_ ").strip()
-        if not text or re.fullmatch(r"\[!\w+\]", text):  # "> [!NOTE]" alert openers
+        text = re.sub(r"^\[!\w+\]\s*", "", text)  # "> [!NOTE]" alert openers
+        if not text:
             continue
         lines.append(text)
         if len(lines) == 2 or not re.match(r"[\s>]*(?:#|\*\*[^*]+\*\*\s*$)", raw):
@@ -231,14 +256,20 @@ def excerpt(body: str, pattern: re.Pattern[str]) -> str:
     """The body from the line that carries the notice, when the body's head does not say it.
 
     A record quotes the head of a notice (:func:`quote`); a notice buried under a review
-    heading or an overview paragraph must still be what the record shows.
+    heading, an overview paragraph or a table header must still be what the record shows.
+    A match that spans lines (a marker, then the status it governs) is quoted from the line
+    where it ends: that is where the decisive word is.
     """
     head = quote(body)
     if pattern.search(head) or pattern.search(notice_text(head)):
         return body
+    m = pattern.search(body)
+    if m is not None:
+        at = m.end() - 1 if "\n" in m[0] else m.start()
+        return body[body.rfind("\n", 0, at) + 1:]
     lines = body.splitlines(keepends=True)
     for i, line in enumerate(lines):
-        if pattern.search(line) or pattern.search(notice_text(line)):
+        if pattern.search(notice_text(line)):
             return "".join(lines[i:])
     return body
 
@@ -298,8 +329,10 @@ class Profile:
     # request to the reviewer, never something the reviewer said.
     trigger_phrases: tuple[str, ...] = ()
     mine_summaries = False
-    # What a submitted review means when no rule matched: "done" for one-shot reviewers,
-    # "progress" for bots that may post several reviews (then stability decides).
+    # What a submitted review that cites findings means when no rule matched: "done" for
+    # one-shot reviewers, "progress" for bots that may post several reviews (then
+    # stability decides). A review that neither cites findings nor matches a rule is
+    # activity only ("progress"): done needs positive evidence (DESIGN §6).
     review_signal = "done"
     # Bots that say "done"/"clean" with a reaction on the PR (Codex, Greptile): polled too.
     reads_reactions = False
@@ -392,7 +425,7 @@ class Profile:
         Done and clean need positive evidence (DESIGN §6). A body a rule explains keeps
         the rule's signal unless it also carries a notice phrase ("Review completed" next
         to "skipped: limit reached"); a body no rule explains is checked against the
-        notice vocabulary; a body that cites findings is a finding, never a notice; any
+        notice vocabulary; a body that cites or rates findings is never a notice; any
         other body is activity only. Inline comments are findings: an inline comment
         *about* error handling or a rate limit is the defect, not a notice.
         """
@@ -406,15 +439,18 @@ class Profile:
         if matched is not None and matched.signal in ("skipped", "error"):
             return matched.signal, excerpt(body, matched.pattern)
         cited = prose and self.mine_summaries and bool(self.summary_locations(comment))
+        # A body that rates something (a severity marker) reports findings, whatever words
+        # describe them: "[HIGH] upload errors are skipped" is a finding, not a notice.
+        rated = cited or self.severity(body) is not None
         if matched is not None:
-            if prose and not cited:
+            if prose and not rated:
                 found = self.notice(comment, NOTICE_PHRASES)
                 if found is not None:
                     return found
             return matched.signal, body
         if cited:
             return ("finding" if comment.channel == "issue" else self.review_signal), body
-        if prose:
+        if prose and not rated:
             found = self.notice(comment, NOTICE_WORDS)
             if found is not None:
                 return found
@@ -436,12 +472,13 @@ class Profile:
         for exempt in self.notice_exempt:
             text = exempt.sub(" ", text)
         prose = notice_text(text)
-        m = vocabulary.search(prose)
+        m = first_notice(prose, vocabulary)
         if m is None:
             return None
         line = prose[prose.rfind("\n", 0, m.start()) + 1:]
         line = line[: line.find("\n")] if "\n" in line else line
-        return notice_kind(line if vocabulary is NOTICE_PHRASES else prose), excerpt(comment.body, vocabulary)
+        kind = notice_kind(line if vocabulary is NOTICE_PHRASES else prose)
+        return kind, excerpt(comment.body, re.compile(re.escape(m[0]), re.IGNORECASE))
 
     def signal_rule(self, comment: Comment) -> SignalRule | None:
         """The first of ``signal_rules`` this (non-inline, non-trigger) comment matches."""

@@ -50,7 +50,7 @@ class BugbotProfile(Profile):
         rule("clean", r"found no new issues|found no bugs"),
         rule("done", r"BUGBOT_REVIEW|Bugbot has reviewed your changes|Bugbot completed review"),
         # The PR-description summary block (reviewer-dialects §6) when it reaches a comment.
-        rule("none", r"CURSOR_SUMMARY"),
+        rule("progress", r"CURSOR_SUMMARY", placeholder=True),
     )
     labels = (
         (Severity.BLOCKER, "**High Severity**"),

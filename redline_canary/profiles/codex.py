@@ -37,13 +37,16 @@ class CodexProfile(Profile):
              channels=("issue",)),
         rule("error", r"Codex Review: Something went wrong|\bSomething went wrong\b.{0,40}@codex review",
              channels=("issue",)),
-        rule("progress", r"\*\*Running\*\*|^\s*👀\s*$", placeholder=True),
+        # The summary table's status cell (reviewer-dialects §3): a row that did not complete.
+        rule("error", r"codex-pull-request-review-summary[\s\S]*\*\*(?:Failed|Errored|Error|Timed out)\*\*"),
+        rule("skipped", r"codex-pull-request-review-summary[\s\S]*\*\*(?:Skipped|Cancell?ed)\*\*"),
+        rule("progress", r"\*\*(?:Running|Queued|Pending)\*\*|^\s*👀\s*$", placeholder=True),
         rule("clean", r"Didn't find any major issues|^\s*(?:👍|:\+1:|\+1)\s*$"),
         rule("done", r"\*\*Completed\*\*|\*\*Reviewed commit:\*\*"),
         # The fixed review header (reviewer-dialects §3): a submitted Codex review.
         rule("done", r"^#+\s*💡\s*Codex Review\b", channels=("review",)),
-        # The summary comment's table without a row we know: activity.
-        rule("none", r"codex-pull-request-review-summary"),
+        # The summary comment's table without a row we know: not a verdict, not a review.
+        rule("progress", r"codex-pull-request-review-summary", placeholder=True),
     )
     # The review's help block names usage limits and environments as a matter of course.
     notice_exempt = (

@@ -58,6 +58,9 @@ class CopilotProfile(Profile):
         # to review this pull request because it exceeds the maximum number of files (300)."
         rule("skipped", r"Copilot (?:wasn't|was not|isn't|is not) able to review"
                         r"|exceeds the maximum number of files"),
+        # "Copilot reviewed 0 out of 2 changed files … and generated no comments." with every
+        # file under "Files not reviewed" (language not supported): nothing was reviewed.
+        rule("skipped", r"Copilot reviewed 0 out of \d+ changed files"),
         # reviewer-dialects §1: "Copilot encountered an error and was unable to review…".
         rule("error", r"Copilot encountered an error|Copilot was unable to review"),
         rule("clean", r"generated no (?:new )?comments|\*\*Findings:\*\*\s*None\b"),

@@ -40,8 +40,10 @@ class GeminiProfile(Profile):
         rule("clean", r"I have no (?:additional )?feedback to provide"),
         # "## Code Review" opens every review body (reviewer-dialects §4).
         rule("done", r"^#+\s*Code Review\b", channels=("review",)),
-        # The summary comment and the help text: walkthroughs, activity only.
-        rule("none", r"^#+\s*Summary of Changes\b|Using Gemini Code Assist|^#+\s*Gemini Code Assist\b"),
+        # The summary comment ("I'm currently reviewing this pull request and will post my
+        # feedback shortly") comes before the review: alone, it is not one.
+        rule("progress", r"^#+\s*Summary of Changes\b|Using Gemini Code Assist|^#+\s*Gemini Code Assist\b",
+             placeholder=True),
     )
     labels = (
         (Severity.BLOCKER, "![critical] badge (also ![security-critical])"),

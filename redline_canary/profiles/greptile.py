@@ -53,7 +53,7 @@ class GreptileProfile(Profile):
         rule("clean", r"Confidence Score[^0-9]{0,60}5\s*/\s*5", unless=r"""alt=["']P[01]["']"""),
         rule("clean", r"files? reviewed, 0 comments"),
         rule("done", r"Last reviewed commit|Confidence Score|files? reviewed, \d+ comments?|^\s*👍\s*$"
-                     r"|greptile_summary|Greptile Summary"),
+                     r"|greptile_summary|Greptile Summary|Greptile Overview"),
     )
     labels = (
         *p_labels('<img alt="P<n>"> badge'),

@@ -83,8 +83,8 @@ class QodoProfile(Profile):
         # "ⓘ You are approaching your monthly quota for Qodo." (reviewer-dialects §9): a
         # warning, no verdict; the review may still come.
         rule("progress", r"approaching your monthly quota", placeholder=True),
-        # The paired description comment: a walkthrough.
-        rule("none", r"PR Summary by Qodo|^#+\s*(?:PR Description|User description)\b"),
+        # The paired description comment: a walkthrough, not a review.
+        rule("progress", r"PR Summary by Qodo|^#+\s*(?:PR Description|User description)\b", placeholder=True),
     )
     labels = (
         (Severity.BLOCKER, '"Action required"; importance 9-10'),

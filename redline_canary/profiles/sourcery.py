@@ -55,8 +55,9 @@ class SourceryProfile(Profile):
         rule("clean", r"reviewed your changes and they look great"),
         rule("done", r"Sourcery has finished reviewing|I've found \d+ issues?|I've reviewed your changes"
                      r"|^#+\s*Individual Comments\b"),
-        # The guide comment and the description summary: walkthroughs, activity only.
-        rule("none", r"^#+\s*Reviewer's Guide\b|Summary by Sourcery"),
+        # The guide comment and the description summary come before the review: alone,
+        # they are not one.
+        rule("progress", r"^#+\s*Reviewer's Guide\b|Summary by Sourcery", placeholder=True),
     )
     labels = (
         (Severity.BLOCKER, "**issue (security):**"),
