@@ -148,3 +148,12 @@ def test_score_accepts_profiles_file(tmp_path: Path) -> None:
     bad = cli("score", "--capture", str(cap), "--corpus", "tests/data/corpus", "--profiles",
               str(tmp_path / "none.yml"))
     assert bad.returncode == 2 and "profiles file not found" in bad.stderr
+
+
+def test_classify_text_output_quotes_the_notice() -> None:
+    proc = cli("profile", "classify", "--reviewer", "claude", "--channel", "issue", "--body-file",
+               str(DATA / "claude" / "overage_skipped.md"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "signal: skipped"
+    assert lines[1].startswith("notice: ⚠️ Code review skipped — your organization's overage spend limit")

@@ -37,6 +37,11 @@ class BugbotProfile(Profile):
     ], flags=0)
     signal_rules = (
         rule("skipped", r"BUGBOT_FREE_TIER_DISABLED_UPSELL|on the Bugbot Free tier", channels=("issue",)),
+        # Verbatim from cursor[bot] on Zenvi-pro/zenvi-core#102 and #158 (as a public test
+        # suite records them): "Bugbot is not enabled for your account, so this pull request
+        # was not reviewed." and "<h3>Bugbot couldn't run — GitHub account mismatch</h3>".
+        rule("skipped", r"Bugbot is not enabled|pull request was not reviewed|Bugbot couldn't run"
+                        r"|Bugbot could not run"),
         # Size-limit skip: wording not confirmed (reviewer-dialects §6, Medium).
         rule("skipped", r"\b(?:too large|size limit)\b.{0,200}\bsplit\b|\bsplit\b.{0,200}\b(?:too large|size limit)\b",
              channels=("issue",)),
