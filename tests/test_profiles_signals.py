@@ -387,3 +387,12 @@ def test_review_body_that_rates_a_finding_is_never_a_notice(name: str, body: str
     extraction = get_profile(name).extract([comment(name, "review", body)])
     assert not extraction.has("skipped") and not extraction.has("error")
     assert extraction.activity == 1
+
+
+@pytest.mark.parametrize(("body", "signal"), [
+    ("It looks like you have used all of your free reviews this month. If you want more, upgrade.", "skipped"),
+    ("Something went wrong. Try again later.", "error"),
+    ("If you'd like this pull request reviewed, upgrade your plan.", "skipped"),
+])
+def test_unexplained_notice_wordings_fail_safe(body: str, signal: str) -> None:
+    assert get_profile("greptile").classify(comment("greptile", "issue", body)) == signal

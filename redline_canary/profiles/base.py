@@ -48,14 +48,6 @@ _TAG = re.compile(r"<[^>]+>")
 # vendors reword their skip, quota and billing notices more often than anything else,
 # and a reworded notice must fail safe (silent), never read as "found nothing".
 _FLAGS = re.IGNORECASE | re.MULTILINE
-# Bare words, for bodies no rule explains and that cite no finding.
-NOTICE_WORDS = re.compile(
-    r"\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed"
-    r"|plan|upgrade|unable|failed|failure|errors?|paused|too (?:large|big|many files)|not enabled"
-    r"|rate[- ]?limit(?:s|ed)?|(?:wasn't|was not|not) able to|couldn't|could not|cannot|disabled"
-    r"|declined|unavailable|suspended|expired|exhausted|insufficient)\b",
-    _FLAGS,
-)
 # Words that make a notice an *error* (the reviewer broke) rather than a skip.
 _ERROR_WORDS = re.compile(
     r"\b(?:errors?|failed|failure|something went wrong|crash(?:ed)?|timed out|internal)\b", _FLAGS
@@ -89,6 +81,8 @@ _NOTICE_PHRASES = (
     r"\b(?:out of|no remaining|insufficient|not enough)\s+(?:\w+\s+)?credits\b",
     r"\bcredits?\s+(?:are |have been |has been )?(?:exhausted|used up|depleted)\b|\boverage (?:spend )?limit\b",
     r"\bupgrade (?:your|to (?:a |the )?)\s*(?:\w+\s+){0,2}plan\b|\bbilling (?:issue|problem|error|details|limit)\b",
+    r"\b(?:used|spent) (?:up )?(?:all )?(?:of )?(?:your|its|their|the)\b[^.\n]{0,30}?\b(?:reviews|credits|quota"
+    r"|allowance)\b",
     # …the change is too big…
     r"\b(?:larger|bigger) than the (?:review |size |diff )?limit\b",
     r"\bexceeds? (?:the |our |your )?(?:maximum|max|review|size|diff|file)\b[^.\n]{0,30}?\b(?:limit|number|size)\b",
@@ -104,6 +98,15 @@ _NOTICE_PHRASES = (
     r"^\W*(?:rate limit (?:exceeded|reached)|review limit reached|usage limit reached)\b",
 )
 NOTICE_PHRASES = re.compile("|".join(_NOTICE_PHRASES), _FLAGS)
+# Bare words, for bodies no rule explains and that cite no finding (and the phrases).
+NOTICE_WORDS = re.compile(
+    NOTICE_PHRASES.pattern
+    + r"|\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed"
+    r"|plan|upgrade|unable|failed|failure|errors?|paused|too (?:large|big|many files)|not enabled"
+    r"|rate[- ]?limit(?:s|ed)?|(?:wasn't|was not|not) able to|couldn't|could not|cannot|disabled"
+    r"|declined|unavailable|suspended|expired|exhausted|insufficient)\b",
+    _FLAGS,
+)
 # "Working on it" bodies no rule knows: a placeholder, not activity, so a reviewer that
 # never got past "Reviewing your changes…" before the timeout is silent, never clean.
 WORKING_PHRASES = re.compile(
@@ -118,16 +121,22 @@ WORKING_PHRASES = re.compile(
 _DESCRIBING = re.compile(
     r"\b(?:when|whenever|if|unless|once|until|after|before|while|so that|instead of|handles?|handled|handling"
     r"|retr(?:y|ies|ied|ying)|adds?|added|adding|fix(?:es|ed|ing)?|prevents?|avoids?|tests?|returns?|throws?"
-    r"|raises?|logs?|logged|catch(?:es)?|caught|should|would|shows?|displays?|renders?|maps?|surfaces?)\b",
+    r"|raises?|logs?|logged|catch(?:es)?|caught|should|would|shows?|displays?|renders?|maps?|surfaces?"
+    r"|this (?:pull request|PR|change|patch|commit)|introduc\w+|updat\w+|implement\w*|configur\w+|now)\b",
     _FLAGS,
 )
 
 
 def first_notice(prose: str, vocabulary: re.Pattern[str]) -> re.Match[str] | None:
-    """The first vocabulary match in ``prose`` that speaks of the reviewer, not the code."""
+    """The first vocabulary match in ``prose`` that speaks of the reviewer, not the code.
+
+    Only the phrases, read in bodies a done/clean rule explains, skip describing
+    sentences: there the prose is a review's overview of the PR. In a body nothing
+    explains, every word counts (DESIGN §6: a notice must fail safe).
+    """
     for m in vocabulary.finditer(prose):
         start = max(prose.rfind(c, 0, m.start()) for c in ".!?\n") + 1
-        if _DESCRIBING.search(prose, start, m.start()) is None:
+        if vocabulary is not NOTICE_PHRASES or _DESCRIBING.search(prose, start, m.start()) is None:
             return m
     return None
 
@@ -443,7 +452,9 @@ class Profile:
         # describe them: "[HIGH] upload errors are skipped" is a finding, not a notice.
         rated = cited or self.severity(body) is not None
         if matched is not None:
-            if prose and not rated:
+            # Only a verdict can swallow a notice; a walkthrough or a "working…" body keeps
+            # its rule's meaning (its prose describes the PR, which may well be about reviews).
+            if prose and not rated and matched.signal in ("done", "clean"):
                 found = self.notice(comment, NOTICE_PHRASES)
                 if found is not None:
                     return found
