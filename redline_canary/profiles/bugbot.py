@@ -4,7 +4,8 @@ Each inline comment carries ``**High Severity**``-style levels and a machine-rea
 ``LOCATIONS`` block whose first entry is the commented range; later entries and the
 "Additional Locations" permalinks are further places with the same bug. Bugbot re-posts
 a finding under the same ``BUGBOT_BUG_ID`` on new lines, so only the latest counts. The
-Cursor Approval Agent shares the login but is not Bugbot.
+Cursor Approval Agent shares the login but is not Bugbot. "Bugbot is not enabled for your
+account" (the free-tier upsell) and "Bugbot couldn't run" mean it did not review.
 """
 
 from __future__ import annotations

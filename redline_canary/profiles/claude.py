@@ -6,6 +6,8 @@ action posts one tracking comment, edited from "working…" to "finished" or "en
 an error", and cites code with blob permalinks or ``path:line``. With the workflow's
 ``GITHUB_TOKEN`` it posts as ``github-actions[bot]``, shared with every other workflow,
 so that login counts only for inline comments, reviews and Claude's tracking comment.
+The managed review's "Code review skipped — … overage spend limit has been reached" is a
+skip, never a finished review.
 """
 
 from __future__ import annotations

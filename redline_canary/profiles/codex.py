@@ -3,7 +3,9 @@
 Severity is the ``![P1 Badge](...)`` shield; the alt text is the stable key. Codex says
 "clean" with a 👍 reaction or a "Didn't find any major issues" comment, and files some
 findings as issue comments anchored by blob permalinks instead of inline threads.
-Account, environment and usage-limit notices are issue comments too: never verdicts.
+Account, environment and usage-limit notices are issue comments too: never verdicts. A
+review body lists findings as bare paragraphs (badge, title, permalink), so each
+permalink takes its own item's badge.
 """
 
 from __future__ import annotations

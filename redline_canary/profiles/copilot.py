@@ -4,7 +4,10 @@ Copilot writes no severity into its inline comments; the v2 review overview does
 badge next to each thread's ``#discussion_r<id>`` link, so the inline severity is read
 from the latest overview (``discussion_links``). Without an overview a finding is
 unrated and counts by location (DESIGN §5). Findings without an inline thread ("Previously
-missed", the legacy low-confidence block) are mined from the review body.
+missed", the legacy and 2026 "Suppressed comments" blocks) are mined from the review
+body, each item with its own badge. "Copilot wasn't able to review", "reviewed 0 out of N
+changed files" and the quota notice mean it did not review; they arrive as ordinary
+COMMENTED reviews, so they must never read as a finished one.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Priorities P0–P3 as a ``P2:`` prefix; the review body's "Prompt for AI agents" block
 re-lists every finding as ``<violation location="path:96">P2: …</violation>``, which is
-where findings without an inline thread are read from.
+where findings without an inline thread are read from. No cubic notice was seen in public
+material: its skips are left to the vendor-neutral notice vocabulary (profiles.base).
 """
 
 from __future__ import annotations

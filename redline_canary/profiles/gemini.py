@@ -2,7 +2,8 @@
 
 Severity is the badge image on the first line of an inline comment, keyed on its alt
 text or file stem (``codereviewagent/high-priority.svg``). The "Summary of Changes"
-comment and the help text are walkthroughs, never findings.
+comment and the help text are walkthroughs, never findings, and come before the review:
+alone they are a placeholder. "## Code Review" opens every finished review body.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ Inline comments open with an ``<img alt="P1">`` badge; the 2025 format used a ca
 prefix (``**logic:**``) instead and no priority. The summary comment's confidence score
 and "Last reviewed commit" say the pass finished; "No P0 or P1 issues found" in it is a
 verdict, not a severity. Legacy out-of-diff findings sit in the review body as
-`` `path`, line 24-26 ``.
+`` `path`, line 24-26 ``. A comment marked ``<!-- greptile-status -->`` is Greptile
+declining to review (too many files, no reviewable files, excluded author or label), and
+trial-credit notices arrive as reviews: both mean the reviewer did not review.
 """
 
 from __future__ import annotations

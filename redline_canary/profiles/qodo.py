@@ -5,7 +5,10 @@ findings under "Action required" and "Remediation recommended" headings, so a fi
 severity is the last heading above it. Its inline comments repeat the numbered title
 without the heading, so their severity is looked up by title in the summary comment.
 Code is cited as ``path[R155-170]``; focus-area links that name a file only by the hash
-of its path cannot be resolved from the comment alone and are not mined.
+of its path cannot be resolved from the comment alone and are not mined. A finding table
+row carries its own actionability cell. PR-Agent's temporary "Preparing review..." and
+"Generating PR code suggestions" comments are placeholders; its "Incremental Review
+Skipped" and account/quota notices mean no review.
 """
 
 from __future__ import annotations
