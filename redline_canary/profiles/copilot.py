@@ -25,7 +25,7 @@ INLINE_LOGIN = "Copilot"
 _BADGE = r"""(?:alt=["']|!\[)\s*{word}\s+severity\b"""
 # A finding of a body-only list starts at a nested <details>, a bullet, or a line that
 # opens with its own `path:line` (the legacy and transitional `**path:line**` items).
-_ITEM = re.compile(ITEM_START.pattern + r"|^[ \t>]*(?:\*\*|`)[^\s*`]+:\d+", re.MULTILINE | re.IGNORECASE)
+_ITEM = re.compile(ITEM_START.pattern + r"|^[ \t>]*(?:\*\*|`){1,2}[^\s*`]+:\d+", re.MULTILINE | re.IGNORECASE)
 _SECTIONS = {
     "missed": re.compile(r"^Previously missed\b", re.IGNORECASE),
     "suppressed": re.compile(r"^(?:Comments suppressed due to low confidence|Suppressed comments)\b",

@@ -22,7 +22,8 @@ _TAG = r"\*\*{kind}\s*(?:\((?P<area>[^)]*)\))?\s*:\*\*"
 _COMMENT = re.compile(r"^[ \t>]*#{2,4}\s*Comment\s+\d+\b", re.MULTILINE | re.IGNORECASE)
 # <location path="src/a.py" line_range="72-74" /> (2026) and <location> `src/a.py:72` </location>.
 _LOCATION = re.compile(
-    r"<location\b[^>]*?\bpath=[\"'](?P<path>[^\"']+)[\"'][^>]*?\bline_range=[\"'](?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?[\"']"
+    r"<location\b(?=[^>]*?\bpath=[\"'](?P<path>[^\"']+)[\"'])"
+    r"(?=[^>]*?\bline_range=[\"'](?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?[\"'])[^>]*>"
     r"|<location>\s*`?(?P<path2>[^\s`<:]+):(?P<a2>\d+)(?:\s*[-–]\s*(?P<b2>\d+))?`?\s*</location>",
     re.IGNORECASE,
 )
