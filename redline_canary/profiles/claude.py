@@ -41,6 +41,13 @@ class ClaudeProfile(Profile):
         # Managed Code Review: "⚠️ Code review skipped — your organization's overage spend
         # limit has been reached." (anthropics/claude-code#39678).
         rule("skipped", r"Code review skipped\b|overage spend limit"),
+        # The CLI's own limit messages, which the action relays as Claude's answer: "Claude AI
+        # usage limit reached|<unix time>", "You've hit your session limit · resets 7:20am",
+        # "Credit balance is too low" (as public tooling records them; index refs
+        # 70876539491, 58783669691, 66885798146).
+        rule("skipped", r"Claude AI usage limit reached|You'?ve hit your (?:\w+ ){0,2}limit"
+                        r"|Credit balance is too low"),
+        rule("error", r"^\s*API Error:\s*\d{3}\b"),
         rule("error", r"\*\*Claude encountered an error\b"),
         rule("progress", r"Claude Code is working", placeholder=True),
         rule("clean", r"^\s*No issues found\b|\bno issues found\. Checked for bugs"),
