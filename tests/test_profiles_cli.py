@@ -34,7 +34,7 @@ def test_classify_inline_gives_one_finding_with_severity_and_null_location(tmp_p
     body = tmp_path / "b.md"
     body.write_text("_⚠️ Potential issue_ | _🔴 Critical_\n\n**SQL injection.** No critical issues elsewhere.")
     assert classify("coderabbit", "inline", body) == {
-        "signal": "finding",
+        "signal": "finding", "notice": None,
         "findings": [{"severity": "BLOCKER", "path": None, "line": None, "end_line": None, "source": "inline"}],
     }
 
@@ -53,16 +53,16 @@ def test_classify_copilot_unrated_inline_is_null(tmp_path: Path) -> None:
 
 
 def test_classify_summary_findings_from_a_review_body() -> None:
-    out = classify("copilot", "review", DATA / "copilot_v2_review.md")
-    assert out == {"signal": "done", "findings": [
+    out = classify("copilot", "review", DATA / "copilot" / "v2_review.md")
+    assert out == {"signal": "done", "notice": None, "findings": [
         {"severity": "MAJOR", "path": "p/app.py", "line": 15, "end_line": 15, "source": "summary"}]}
 
 
 @pytest.mark.parametrize(("reviewer", "channel", "fixture", "signal"), [
-    ("coderabbit", "issue", "coderabbit_skip.md", "skipped"),
-    ("coderabbit", "issue", "coderabbit_walkthrough.md", "none"),
-    ("codex", "issue", "codex_clean.md", "clean"),
-    ("copilot", "review", "copilot_v2_clean.md", "clean"),
+    ("coderabbit", "issue", "coderabbit/skip.md", "skipped"),
+    ("coderabbit", "issue", "coderabbit/walkthrough.md", "progress"),
+    ("codex", "issue", "codex/clean.md", "clean"),
+    ("copilot", "review", "copilot/v2_clean.md", "clean"),
 ])
 def test_classify_signals(reviewer: str, channel: str, fixture: str, signal: str) -> None:
     out = classify(reviewer, channel, DATA / fixture)
@@ -72,7 +72,7 @@ def test_classify_signals(reviewer: str, channel: str, fixture: str, signal: str
 def test_classify_trigger_comment_and_foreign_login(tmp_path: Path) -> None:
     body = tmp_path / "b.md"
     body.write_text("@codex review")
-    assert classify("codex", "issue", body) == {"signal": "none", "findings": []}
+    assert classify("codex", "issue", body) == {"signal": "none", "notice": None, "findings": []}
     body.write_text("![P0 Badge](x) token")
     out = classify("codex", "inline", body, "--login", "octocat")
     assert out["signal"] == "none" and out["findings"] == []
@@ -82,7 +82,7 @@ def test_classify_trigger_comment_and_foreign_login(tmp_path: Path) -> None:
 
 def test_classify_reads_stdin_and_prints_text() -> None:
     proc = cli("profile", "classify", "--reviewer", "bugbot", "--channel", "inline", "--body-file", "-",
-               stdin=(DATA / "bugbot_inline.md").read_text())
+               stdin=(DATA / "bugbot" / "inline.md").read_text())
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         "signal: finding",
@@ -148,3 +148,12 @@ def test_score_accepts_profiles_file(tmp_path: Path) -> None:
     bad = cli("score", "--capture", str(cap), "--corpus", "tests/data/corpus", "--profiles",
               str(tmp_path / "none.yml"))
     assert bad.returncode == 2 and "profiles file not found" in bad.stderr
+
+
+def test_classify_text_output_quotes_the_notice() -> None:
+    proc = cli("profile", "classify", "--reviewer", "claude", "--channel", "issue", "--body-file",
+               str(DATA / "claude" / "overage_skipped.md"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "signal: skipped"
+    assert lines[1].startswith("notice: ⚠️ Code review skipped — your organization's overage spend limit")

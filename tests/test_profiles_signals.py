@@ -35,7 +35,9 @@ WHO = {
 
 
 def fixture(name: str) -> str:
-    return (DATA / name).read_text(encoding="utf-8")
+    """``copilot_v2_review.md`` lives at ``copilot/v2_review.md`` (one folder per vendor)."""
+    vendor, _, rest = name.partition("_")
+    return (DATA / vendor / rest).read_text(encoding="utf-8")
 
 
 def comment(profile: str, channel: str, body: str) -> Comment:
@@ -64,7 +66,8 @@ SIGNALS: list[tuple[str, str, str, str]] = [
      "skipped"),
     ("coderabbit", "issue", fixture("coderabbit_walkthrough.md")
      + "\n<!-- recent_review_start -->\nNo actionable comments were generated in the recent review. 🎉", "clean"),
-    ("coderabbit", "issue", fixture("coderabbit_walkthrough.md"), "none"),
+    # The walkthrough alone is no review: a placeholder until the review or "clean" arrives.
+    ("coderabbit", "issue", fixture("coderabbit_walkthrough.md"), "progress"),
     ("coderabbit", "issue", "<!-- This is an auto-generated reply by CodeRabbit -->\n## CodeRabbit Commands\n"
      "- `@coderabbitai review` to trigger an incremental review.", "none"),
     ("coderabbit", "review", fixture("coderabbit_review.md"), "done"),
@@ -97,7 +100,7 @@ SIGNALS: list[tuple[str, str, str, str]] = [
      "well-documented.", "clean"),
     ("gemini", "review", "## Code Review\n\nThis pull request adds order lookups. I found two issues.", "done"),
     ("gemini", "issue", "## Summary of Changes\n\nHello, I'm Gemini Code Assist! This PR adds `p/app.py:5`.\n\n"
-     "<details><summary>Using Gemini Code Assist</summary>/gemini review</details>", "none"),
+     "<details><summary>Using Gemini Code Assist</summary>/gemini review</details>", "progress"),
     # claude
     ("claude", "issue", "**Claude Code is working…** <img src=\"spinner.gif\" />\n\n- [ ] Read the diff",
      "progress"),
@@ -135,7 +138,7 @@ SIGNALS: list[tuple[str, str, str, str]] = [
     ("sourcery", "review", "Hey - I've reviewed your changes and they look great!", "clean"),
     ("sourcery", "review", "Hey - I've found 2 issues, and left some high level feedback:\n\n- Consider a "
      "helper.", "done"),
-    ("sourcery", "issue", "## Reviewer's Guide\n\nThis PR adds order lookups in `p/app.py`.", "none"),
+    ("sourcery", "issue", "## Reviewer's Guide\n\nThis PR adds order lookups in `p/app.py`.", "progress"),
     # qodo
     ("qodo", "issue", "## PR Reviewer Guide 🔍\n\n<table><tr><td>⏱️ Estimated effort to review: 2 🔵🔵⚪⚪⚪"
      "</td></tr><tr><td>🧪 No relevant tests</td></tr><tr><td>⚡ No major issues detected</td></tr></table>",
@@ -307,3 +310,89 @@ def test_notice_quote_is_the_readable_head(body: str, quoted: str) -> None:
     from redline_canary.profiles.base import quote
 
     assert quote(body) == quoted
+
+
+# --- fail-safe notices (DESIGN §6: done/clean need positive evidence) ---------------------
+
+@pytest.mark.parametrize(("name", "channel", "body", "signal"), [
+    # A vendor's own done/clean marker never swallows a notice in the same body.
+    ("claude", "issue", "**Claude finished @octocat's task in 3s** —— [View job](https://x/runs/1)\n\n---\n"
+     "Code review skipped: the diff is too large to review.", "skipped"),
+    ("bugbot", "review", "<!-- BUGBOT_REVIEW -->\nBugbot completed review. Reviews are paused: your team has "
+     "reached its monthly usage limit.", "skipped"),
+    ("gemini", "review", "## Code Review\n\nI have no feedback to provide.\n\nGemini encountered an error "
+     "while generating the rest of this review.", "error"),
+    ("cubic", "review", "**0 issues found** across 3 files\n\nThe review limit for your plan has been reached; "
+     "upgrade your plan to review the remaining files.", "skipped"),
+])
+def test_done_or_clean_marker_next_to_a_notice_is_a_notice(name: str, channel: str, body: str,
+                                                           signal: str) -> None:
+    assert get_profile(name).classify(comment(name, channel, body)) == signal
+
+
+@pytest.mark.parametrize("name", ["copilot", "coderabbit", "codex", "gemini", "greptile", "sourcery", "qodo",
+                                  "cubic", "bugbot", "claude"])
+def test_unknown_body_with_notice_words_is_a_notice_and_quoted(mini_corpus: Path, name: str) -> None:
+    body = "## Status\n\nWe could not look at this change: the organization's plan has no credits left."
+    doc = capture(reviews=[review(body, who=WHO[name])])
+    r = _score(mini_corpus, doc, name, "clean")
+    assert r["outcome"] == "silent" and "no credits left" in (r["notice"] or "")
+    assert r["gate"]["passed"] is False and r["clean_false_positives"] is None
+
+
+@pytest.mark.parametrize("name", ["copilot", "codex", "greptile", "qodo", "cubic"])
+def test_unknown_body_without_notice_words_is_activity_not_done(name: str) -> None:
+    c = comment(name, "review", "## Overview\n\nA new layout this profile has never seen.")
+    extraction = get_profile(name).extract([c])
+    assert extraction.activity == 1 and not extraction.finished and not extraction.findings
+    assert decide_outcome(extraction) == ("scored", None)
+
+
+def test_inline_comment_about_error_handling_or_rate_limits_is_a_finding() -> None:
+    body = "**<sub><sub>![P1 Badge](x)</sub></sub> Rate limit errors are skipped**\n\nThe quota check fails open."
+    c = Comment(channel="inline", id=1, login="chatgpt-codex-connector[bot]", user_id=None, user_type="Bot",
+                body=body, path="p/app.py", line=10)
+    extraction = get_profile("codex").extract([c])
+    assert extraction.signals[0][0] == "finding" and len(extraction.findings) == 1
+    assert decide_outcome(extraction) == ("scored", None)
+
+
+def test_summary_that_cites_findings_is_a_finding_even_with_notice_words() -> None:
+    body = ("### 💡 Codex Review\n\nhttps://github.com/acme/canary/blob/0123456789abcdef0123456789abcdef01234567"
+            "/p/app.py#L9-L10\n**<sub><sub>![P0 Badge](x)</sub></sub>  Error handling skips the quota limit**")
+    assert get_profile("codex").classify(comment("codex", "issue", body)) == "finding"
+
+
+def test_working_words_alone_are_a_placeholder_so_the_pr_is_silent(mini_corpus: Path) -> None:
+    doc = capture(issue_comments=[issue_comment("Reviewing your changes… this may take a few minutes.",
+                                                who=WHO["cubic"])])
+    r = _score(mini_corpus, doc, "cubic", "clean")
+    assert r["outcome"] == "silent" and r["gate"]["passed"] is False
+
+
+def test_notice_under_a_heading_is_quoted_from_its_own_line() -> None:
+    body = ("## Pull request overview\n\nThis PR adds order lookups.\n\n"
+            "Copilot could not review the remaining files because the review limit was reached.")
+    extraction = get_profile("copilot").extract([comment("copilot", "review", body)])
+    assert extraction.has("skipped")
+    assert (extraction.notice("skipped") or "").startswith("Copilot could not review the remaining files")
+
+
+@pytest.mark.parametrize(("name", "body"), [
+    ("redline", "[BLOCKER] Upload errors are skipped silently when the quota is exceeded."),
+    ("generic", "**Critical**: the rate limit check fails open, so billing errors are never raised."),
+    ("greptile", '<img alt="P1" src="p1.svg"> **Retries are skipped after an error**'),
+])
+def test_review_body_that_rates_a_finding_is_never_a_notice(name: str, body: str) -> None:
+    extraction = get_profile(name).extract([comment(name, "review", body)])
+    assert not extraction.has("skipped") and not extraction.has("error")
+    assert extraction.activity == 1
+
+
+@pytest.mark.parametrize(("body", "signal"), [
+    ("It looks like you have used all of your free reviews this month. If you want more, upgrade.", "skipped"),
+    ("Something went wrong. Try again later.", "error"),
+    ("If you'd like this pull request reviewed, upgrade your plan.", "skipped"),
+])
+def test_unexplained_notice_wordings_fail_safe(body: str, signal: str) -> None:
+    assert get_profile("greptile").classify(comment("greptile", "issue", body)) == signal

@@ -60,11 +60,16 @@ def classify(profile: Profile, channel: str, body: str, login: str | None = None
         user_type="Bot", body=body, state="COMMENTED" if channel == "review" else None,
     )
     if not profile.is_reviewer(comment):
-        return {"signal": "none", "findings": [], "note": f"{comment.login} is not {profile.name}"}
+        return {"signal": "none", "notice": None, "findings": [],
+                "note": f"{comment.login} is not {profile.name}"}
     extraction = profile.extract([comment])
     signal = extraction.signals[0][0] if extraction.signals else "none"
+    # A skip or error notice is what the record will quote (DESIGN §6): show it, so a
+    # user checking a reworded vendor notice sees it read as a notice, not as "done".
+    notice = extraction.notice("skipped", "error") if signal in ("skipped", "error") else None
     return {
         "signal": signal,
+        "notice": notice,
         "findings": [
             {"severity": f.severity.name if f.severity is not None else None, "path": f.path,
              "line": f.start, "end_line": f.end, "source": f.source}
@@ -83,6 +88,8 @@ def run_classify(args: argparse.Namespace) -> int:
     if "note" in result:
         print(inert_line(f"note: {result['note']}"), file=sys.stderr)
     print(inert_line(f"signal: {result['signal']}"))
+    if result.get("notice"):
+        print(inert_line(f"notice: {result['notice']}"))
     for f in result["findings"]:
         where = f"{f['path'] or '-'}:{f['line'] if f['line'] is not None else '-'}"
         if f["end_line"] not in (None, f["line"]):

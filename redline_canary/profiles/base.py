@@ -43,6 +43,125 @@ _DISCUSSION = re.compile(r"#discussion_r(\d+)")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 
+# DESIGN §6: a reviewer body that no rule of its profile explains and that reads like a
+# notice is a notice, never a clean pass. The vocabulary is vendor-neutral on purpose:
+# vendors reword their skip, quota and billing notices more often than anything else,
+# and a reworded notice must fail safe (silent), never read as "found nothing".
+_FLAGS = re.IGNORECASE | re.MULTILINE
+# Words that make a notice an *error* (the reviewer broke) rather than a skip.
+_ERROR_WORDS = re.compile(
+    r"\b(?:errors?|failed|failure|something went wrong|crash(?:ed)?|timed out|internal)\b", _FLAGS
+)
+_SKIP_WORDS = re.compile(
+    r"\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed|plan"
+    r"|upgrade|paused|too (?:large|big|many files)|not enabled|rate[- ]?limit(?:s|ed)?|disabled|declined"
+    r"|suspended|expired|exhausted|insufficient)\b",
+    _FLAGS,
+)
+# Phrases, for bodies a done/clean/progress rule explains: a "Review completed" that also
+# says "skipped — limit reached" is a notice. Each phrase is about the reviewer's own run
+# (review skipped, limit reached, unable to review), so prose that merely names the
+# defect ("adds error handling", "rate limiting") never reads as one.
+_DECLINED = r"(?:skipped|paused|failed|disabled|declined|not enabled|rate[- ]limited|cancell?ed|aborted|blocked)\b"
+_AUX = r"(?:was|were|has been|have been|is|are)\s+"
+_NOTICE_PHRASES = (
+    # The review itself was skipped, paused, failed, disabled…
+    rf"\breviews?\s+(?:{_AUX})?{_DECLINED}",
+    rf"\breviews?\b[^.\n]{{0,30}}?\b{_AUX}{_DECLINED}",
+    r"\b(?:skipped|skipping|declined|stopped)\s+(?:the |this |your |automatic |auto[- ])?(?:code )?reviews?\b",
+    # …the reviewer could not review…
+    r"\b(?:unable|not able|wasn't able|was not able|couldn't|could not|cannot|can't|did not|didn't)\s+(?:to\s+)?"
+    r"(?:review|generate (?:a |the )?review|(?:complete|start) (?:the |this |a )?review"
+    r"|process (?:this|the) (?:pull request|PR))\b",
+    # …a limit, quota, allowance or credit ran out…
+    r"\b(?:review|usage|spend|overage|trial|credit|monthly|weekly|daily|hourly|plan|pr review)[- ]limits?\s+"
+    r"(?:has been |was |is )?(?:reached|exceeded|hit)\b",
+    r"\b(?:reached|exceeded|hit|used up|exhausted)\s+(?:your|the|their|its|our|this|a)\b[^.\n]{0,40}?"
+    r"\b(?:limits?|quotas?|allowance|credits?)\b",
+    r"\b(?:out of|no remaining|insufficient|not enough)\s+(?:\w+\s+)?credits\b",
+    r"\bcredits?\s+(?:are |have been |has been )?(?:exhausted|used up|depleted)\b|\boverage (?:spend )?limit\b",
+    r"\bupgrade (?:your|to (?:a |the )?)\s*(?:\w+\s+){0,2}plan\b|\bbilling (?:issue|problem|error|details|limit)\b",
+    r"\b(?:used|spent) (?:up )?(?:all )?(?:of )?(?:your|its|their|the)\b[^.\n]{0,30}?\b(?:reviews|credits|quota"
+    r"|allowance)\b",
+    # …the change is too big…
+    r"\b(?:larger|bigger) than the (?:review |size |diff )?limit\b",
+    r"\bexceeds? (?:the |our |your )?(?:maximum|max|review|size|diff|file)\b[^.\n]{0,30}?\b(?:limit|number|size)\b",
+    r"\btoo (?:large|big|many files(?: changed)?)\s+(?:to|for)\s+(?:a\s+)?review\b|^\W*too many files changed\b",
+    # …the reviewer broke, or is not switched on.
+    # "Copilot encountered an error", "Cursor Bugbot failed": a named reviewer opens the line.
+    r"^\W*(?:(?-i:[A-Z])[\w-]*\s+){1,3}(?:encountered an error|ran into an error|failed)\b",
+    r"\b(?:encountered an|an (?:unexpected |internal )?)error\b[^.\n]{0,40}?\b(?:while|when)"
+    r" (?:reviewing|generating)\b",
+    r"\bsomething went wrong\b",
+    r"\bfailed to (?:review|generate (?:a |the )?review|(?:complete|post|start) (?:the |this |a )?review)\b",
+    r"\bnot (?:enabled|available) (?:for|on|in) (?:this|your) (?:repository|repo|organization|account)\b",
+    r"^\W*(?:rate limit (?:exceeded|reached)|review limit reached|usage limit reached)\b",
+)
+NOTICE_PHRASES = re.compile("|".join(_NOTICE_PHRASES), _FLAGS)
+# Bare words, for bodies no rule explains and that cite no finding (and the phrases).
+NOTICE_WORDS = re.compile(
+    NOTICE_PHRASES.pattern
+    + r"|\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed"
+    r"|plan|upgrade|unable|failed|failure|errors?|paused|too (?:large|big|many files)|not enabled"
+    r"|rate[- ]?limit(?:s|ed)?|(?:wasn't|was not|not) able to|couldn't|could not|cannot|disabled"
+    r"|declined|unavailable|suspended|expired|exhausted|insufficient)\b",
+    _FLAGS,
+)
+# "Working on it" bodies no rule knows: a placeholder, not activity, so a reviewer that
+# never got past "Reviewing your changes…" before the timeout is silent, never clean.
+WORKING_PHRASES = re.compile(
+    r"^\W*(?:[\w-]+\s+){0,3}(?:is|are|am) (?:now |currently )?(?:reviewing|analy[sz]ing|processing|working on"
+    r"|generating|preparing)\b|\bwork in progress\b|\bplease wait\b|\bthis (?:may|might|will|can) take (?:a few"
+    r"|several|some|up to)\b|^\W*(?:preparing|generating|reviewing|analy[sz]ing|processing)\b[^.\n]{0,80}(?:\.\.\.|…)",
+    _FLAGS,
+)
+# Words that make a sentence describe the code under review rather than the reviewer's
+# own run: "returns 429 when the client exceeded the rate limit", "adds retries if the
+# upload failed". A vocabulary match after one of them in its sentence is no notice.
+_DESCRIBING = re.compile(
+    r"\b(?:when|whenever|if|unless|once|until|after|before|while|so that|instead of|handles?|handled|handling"
+    r"|retr(?:y|ies|ied|ying)|adds?|added|adding|fix(?:es|ed|ing)?|prevents?|avoids?|tests?|returns?|throws?"
+    r"|raises?|logs?|logged|catch(?:es)?|caught|should|would|shows?|displays?|renders?|maps?|surfaces?"
+    r"|this (?:pull request|PR|change|patch|commit)|introduc\w+|updat\w+|implement\w*|configur\w+|now)\b",
+    _FLAGS,
+)
+
+
+def first_notice(prose: str, vocabulary: re.Pattern[str]) -> re.Match[str] | None:
+    """The first vocabulary match in ``prose`` that speaks of the reviewer, not the code.
+
+    Only the phrases, read in bodies a done/clean rule explains, skip describing
+    sentences: there the prose is a review's overview of the PR. In a body nothing
+    explains, every word counts (DESIGN §6: a notice must fail safe).
+    """
+    for m in vocabulary.finditer(prose):
+        start = max(prose.rfind(c, 0, m.start()) for c in ".!?\n") + 1
+        if vocabulary is not NOTICE_PHRASES or _DESCRIBING.search(prose, start, m.start()) is None:
+            return m
+    return None
+
+
+_FENCE = re.compile(r"^[ \t>]*(```|~~~).*?^[ \t>]*\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_URL = re.compile(r"\(?https?://[^\s)\]>\"']+\)?")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+
+
+def notice_text(body: str) -> str:
+    """The prose of a body, as notice detection reads it: no HTML comments or tags, no
+    code, no URLs. Markers are the rules' business; code and links are the PR's words."""
+    text = _HTML_COMMENT.sub(" ", body)
+    text = _FENCE.sub(" ", text)
+    text = _URL.sub(" ", text)
+    text = _TAG.sub(" ", text)
+    return _INLINE_CODE.sub(" ", text)
+
+
+def notice_kind(text: str) -> str:
+    """``error`` when the notice says the reviewer broke, else ``skipped`` (it declined)."""
+    if _ERROR_WORDS.search(text) and not _SKIP_WORDS.search(text):
+        return "error"
+    return "skipped"
+
 
 def normalize_login(login: str) -> str:
     """REST says ``name[bot]``, GraphQL says ``name``; both name the same account."""
@@ -133,12 +252,35 @@ def quote(body: str, limit: int = 300) -> str:
     lines: list[str] = []
     for raw in _TAG.sub(" ", _HTML_COMMENT.sub("", body)).splitlines():
         text = re.sub(r"\*\*|__", "", re.sub(r"\s+", " ", raw)).strip().lstrip("#>*_ ").rstrip("*_ ").strip()
-        if not text or re.fullmatch(r"\[!\w+\]", text):  # "> [!NOTE]" alert openers
+        text = re.sub(r"^\[!\w+\]\s*", "", text)  # "> [!NOTE]" alert openers
+        if not text:
             continue
         lines.append(text)
         if len(lines) == 2 or not re.match(r"[\s>]*(?:#|\*\*[^*]+\*\*\s*$)", raw):
             break
     return ": ".join(lines)[:limit]
+
+
+def excerpt(body: str, pattern: re.Pattern[str]) -> str:
+    """The body from the line that carries the notice, when the body's head does not say it.
+
+    A record quotes the head of a notice (:func:`quote`); a notice buried under a review
+    heading, an overview paragraph or a table header must still be what the record shows.
+    A match that spans lines (a marker, then the status it governs) is quoted from the line
+    where it ends: that is where the decisive word is.
+    """
+    head = quote(body)
+    if pattern.search(head) or pattern.search(notice_text(head)):
+        return body
+    m = pattern.search(body)
+    if m is not None:
+        at = m.end() - 1 if "\n" in m[0] else m.start()
+        return body[body.rfind("\n", 0, at) + 1:]
+    lines = body.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if pattern.search(notice_text(line)):
+            return "".join(lines[i:])
+    return body
 
 
 def comment_from_reaction(obj: Mapping[str, Any]) -> Comment:
@@ -196,8 +338,10 @@ class Profile:
     # request to the reviewer, never something the reviewer said.
     trigger_phrases: tuple[str, ...] = ()
     mine_summaries = False
-    # What a submitted review means when no rule matched: "done" for one-shot reviewers,
-    # "progress" for bots that may post several reviews (then stability decides).
+    # What a submitted review that cites findings means when no rule matched: "done" for
+    # one-shot reviewers, "progress" for bots that may post several reviews (then
+    # stability decides). A review that neither cites findings nor matches a rule is
+    # activity only ("progress"): done needs positive evidence (DESIGN §6).
     review_signal = "done"
     # Bots that say "done"/"clean" with a reaction on the PR (Codex, Greptile): polled too.
     reads_reactions = False
@@ -209,6 +353,9 @@ class Profile:
     severity_patterns: SeverityTable = ()
     severity_fallbacks: SeverityTable = ()
     signal_rules: tuple[SignalRule, ...] = ()
+    # Routine text of the vendor's that reads like a notice but is none ("Files skipped
+    # from review", a help block naming usage limits): removed before notice detection.
+    notice_exempt: tuple[re.Pattern[str], ...] = ()
     # Reviews and summaries list inline threads as `[title](#discussion_r<id>)` next to a
     # severity badge: the inline comment's severity is read from there.
     discussion_links = False
@@ -265,20 +412,84 @@ class Profile:
                 return best[1]
         return None
 
+    def severity_marks(self, body: str) -> list[tuple[int, Severity]]:
+        """Where each severity marker of a body sits: a list of findings has one per item.
+
+        The fallback table (a bare category) counts only when no proper marker exists.
+        """
+        for tables in ((self.severity_overrides, self.severity_patterns), (self.severity_fallbacks,)):
+            found = sorted((m.start(), level) for table in tables for pattern, level in table
+                           for m in pattern.finditer(body))
+            if found:
+                return found
+        return []
+
     def classify(self, comment: Comment) -> str:
         """One of SIGNALS for a reviewer comment."""
+        return self.reading(comment)[0]
+
+    def reading(self, comment: Comment) -> tuple[str, str]:
+        """The signal of a reviewer comment and the text a record quotes for it.
+
+        Done and clean need positive evidence (DESIGN §6). A body a rule explains keeps
+        the rule's signal unless it also carries a notice phrase ("Review completed" next
+        to "skipped: limit reached"); a body no rule explains is checked against the
+        notice vocabulary; a body that cites or rates findings is never a notice; any
+        other body is activity only. Inline comments are findings: an inline comment
+        *about* error handling or a rate limit is the defect, not a notice.
+        """
+        body = comment.body
         if self.is_trigger(comment):
-            return "none"
+            return "none", body
         if comment.channel == "inline":
-            return "finding"
+            return "finding", body
+        prose = comment.channel in ("review", "issue")
+        matched = self.signal_rule(comment)
+        if matched is not None and matched.signal in ("skipped", "error"):
+            return matched.signal, excerpt(body, matched.pattern)
+        cited = prose and self.mine_summaries and bool(self.summary_locations(comment))
+        # A body that rates something (a severity marker) reports findings, whatever words
+        # describe them: "[HIGH] upload errors are skipped" is a finding, not a notice.
+        rated = cited or self.severity(body) is not None
+        if matched is not None:
+            # Only a verdict can swallow a notice; a walkthrough or a "working…" body keeps
+            # its rule's meaning (its prose describes the PR, which may well be about reviews).
+            if prose and not rated and matched.signal in ("done", "clean"):
+                found = self.notice(comment, NOTICE_PHRASES)
+                if found is not None:
+                    return found
+            return matched.signal, body
+        if cited:
+            return ("finding" if comment.channel == "issue" else self.review_signal), body
+        if prose and not rated:
+            found = self.notice(comment, NOTICE_WORDS)
+            if found is not None:
+                return found
+            if WORKING_PHRASES.search(notice_text(body)):
+                return "progress", body
+        # Activity only: a review nobody's rule explains is not a "done" verdict.
+        return ("progress" if comment.channel == "review" else "none"), body
+
+    def placeholder(self, comment: Comment) -> bool:
+        """A "working…" body (a placeholder rule, or working words no rule explains)."""
         matched = self.signal_rule(comment)
         if matched is not None:
-            return matched.signal
-        if comment.channel == "review":
-            return self.review_signal
-        if comment.channel == "issue" and self.mine_summaries and self.summary_locations(comment):
-            return "finding"
-        return "none"
+            return matched.placeholder
+        return comment.channel in ("review", "issue") and bool(WORKING_PHRASES.search(notice_text(comment.body)))
+
+    def notice(self, comment: Comment, vocabulary: re.Pattern[str]) -> tuple[str, str] | None:
+        """(``skipped`` or ``error``, the text to quote) when the body reads like a notice."""
+        text = comment.body
+        for exempt in self.notice_exempt:
+            text = exempt.sub(" ", text)
+        prose = notice_text(text)
+        m = first_notice(prose, vocabulary)
+        if m is None:
+            return None
+        line = prose[prose.rfind("\n", 0, m.start()) + 1:]
+        line = line[: line.find("\n")] if "\n" in line else line
+        kind = notice_kind(line if vocabulary is NOTICE_PHRASES else prose)
+        return kind, excerpt(comment.body, re.compile(re.escape(m[0]), re.IGNORECASE))
 
     def signal_rule(self, comment: Comment) -> SignalRule | None:
         """The first of ``signal_rules`` this (non-inline, non-trigger) comment matches."""
@@ -364,12 +575,10 @@ class Profile:
                                     or (c.created_at, c.id) > (latest[key].created_at, latest[key].id)):
                 latest[key] = c
         for c in mine:
-            signal = self.classify(c)
-            out.signals.append((signal, c.body))
-            if signal == "progress" and c.channel != "inline":
-                matched = self.signal_rule(c)
-                if matched is not None and matched.placeholder:
-                    continue
+            signal, said = self.reading(c)
+            out.signals.append((signal, said))
+            if signal == "progress" and c.channel != "inline" and self.placeholder(c):
+                continue
             if c.channel in (REACTION_CHANNEL, CHECK_CHANNEL) and signal == "none":
                 continue  # an emoji or check the dialect gives no meaning says nothing
             out.activity += 1
@@ -425,8 +634,25 @@ def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> lis
 
 
 __all__ = [
-    "REACTION_CHANNEL", "SIGNALS", "TRIGGER_KINDS", "UNRATED_POLICIES", "Extraction", "Profile",
-    "SeverityTable", "SignalRule", "SummaryLocation", "Trigger", "comment_from_check_run",
-    "comment_from_reaction", "dedupe_summary",
-    "normalize_login", "quote", "rule",
+    "NOTICE_PHRASES",
+    "NOTICE_WORDS",
+    "REACTION_CHANNEL",
+    "SIGNALS",
+    "TRIGGER_KINDS",
+    "UNRATED_POLICIES",
+    "Extraction",
+    "Profile",
+    "SeverityTable",
+    "SignalRule",
+    "SummaryLocation",
+    "Trigger",
+    "comment_from_check_run",
+    "comment_from_reaction",
+    "dedupe_summary",
+    "excerpt",
+    "normalize_login",
+    "notice_kind",
+    "notice_text",
+    "quote",
+    "rule",
 ]

@@ -4,7 +4,8 @@ Each inline comment carries ``**High Severity**``-style levels and a machine-rea
 ``LOCATIONS`` block whose first entry is the commented range; later entries and the
 "Additional Locations" permalinks are further places with the same bug. Bugbot re-posts
 a finding under the same ``BUGBOT_BUG_ID`` on new lines, so only the latest counts. The
-Cursor Approval Agent shares the login but is not Bugbot.
+Cursor Approval Agent shares the login but is not Bugbot. "Bugbot is not enabled for your
+account" (the free-tier upsell) and "Bugbot couldn't run" mean it did not review.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ class BugbotProfile(Profile):
     ], flags=0)
     signal_rules = (
         rule("skipped", r"BUGBOT_FREE_TIER_DISABLED_UPSELL|on the Bugbot Free tier", channels=("issue",)),
+        # Verbatim from cursor[bot] on Zenvi-pro/zenvi-core#102 and #158 (as a public test
+        # suite records them): "Bugbot is not enabled for your account, so this pull request
+        # was not reviewed." and "<h3>Bugbot couldn't run — GitHub account mismatch</h3>".
+        rule("skipped", r"Bugbot is not enabled|pull request was not reviewed|Bugbot couldn't run"
+                        r"|Bugbot could not run"),
         # Size-limit skip: wording not confirmed (reviewer-dialects §6, Medium).
         rule("skipped", r"\b(?:too large|size limit)\b.{0,200}\bsplit\b|\bsplit\b.{0,200}\b(?:too large|size limit)\b",
              channels=("issue",)),
@@ -49,6 +55,8 @@ class BugbotProfile(Profile):
         rule("done", r"\ACursor Bugbot\ncompleted\b", channels=("check",)),
         rule("clean", r"found no new issues|found no bugs"),
         rule("done", r"BUGBOT_REVIEW|Bugbot has reviewed your changes|Bugbot completed review"),
+        # The PR-description summary block (reviewer-dialects §6) when it reaches a comment.
+        rule("progress", r"CURSOR_SUMMARY", placeholder=True),
     )
     labels = (
         (Severity.BLOCKER, "**High Severity**"),

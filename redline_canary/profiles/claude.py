@@ -6,6 +6,8 @@ action posts one tracking comment, edited from "working…" to "finished" or "en
 an error", and cites code with blob permalinks or ``path:line``. With the workflow's
 ``GITHUB_TOKEN`` it posts as ``github-actions[bot]``, shared with every other workflow,
 so that login counts only for inline comments, reviews and Claude's tracking comment.
+The managed review's "Code review skipped — … overage spend limit has been reached" is a
+skip, never a finished review.
 """
 
 from __future__ import annotations
@@ -36,10 +38,23 @@ class ClaudeProfile(Profile):
         (r"🟡\s*\**Nit\b", Severity.INFO),
     ])
     signal_rules = (
+        # Managed Code Review: "⚠️ Code review skipped — your organization's overage spend
+        # limit has been reached." (anthropics/claude-code#39678).
+        rule("skipped", r"Code review skipped\b|overage spend limit"),
+        # The CLI's own limit messages, which the action relays as Claude's answer: "Claude AI
+        # usage limit reached|<unix time>", "You've hit your session limit · resets 7:20am",
+        # "Credit balance is too low" (as public tooling records them; index refs
+        # 70876539491, 58783669691, 66885798146).
+        rule("skipped", r"Claude AI usage limit reached|You'?ve hit your (?:\w+ ){0,2}limit"
+                        r"|Credit balance is too low"),
+        rule("error", r"^\s*API Error:\s*\d{3}\b"),
         rule("error", r"\*\*Claude encountered an error\b"),
         rule("progress", r"Claude Code is working", placeholder=True),
         rule("clean", r"^\s*No issues found\b|\bno issues found\. Checked for bugs"),
         rule("done", r"\*\*Claude finished\b"),
+        # The code-review plugin's body (reviewer-dialects §5a): "### Code review" then
+        # "Found N issues:".
+        rule("done", r"^#+\s*Code review\b[\s\S]*\bFound \d+ issues?\b"),
     )
     labels = (
         (Severity.BLOCKER, "🔴 Important"),

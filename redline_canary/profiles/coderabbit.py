@@ -3,8 +3,10 @@
 Severity is one italic segment of the first line (``_⚠️ Potential issue_ | _🟠 Major_``);
 the category alone is the older form, so it is only a fallback. Findings outside the
 diff and nitpicks live only in the review body, as ``path (N)`` sections holding
-``X-Y:`` items. The summary comment (walkthrough) is never a finding; its skip, pause
-and rate-limit notices mean the reviewer did not review.
+``X-Y:`` items, or (newer) as item summaries holding ``<code>path:a-b</code>``. The
+summary comment (walkthrough) is never a finding and, alone, no review (a placeholder);
+its skip, pause, rate-limit and failure notices mean the reviewer did not review, and
+the "Review triggered" reply to a command is an acknowledgment, not a verdict.
 """
 
 from __future__ import annotations
@@ -29,6 +31,20 @@ _SECTIONS = {
 }
 _FILE = re.compile(r"<summary>\s*(?P<path>[^<>\s]+\.[A-Za-z0-9]+)\s*\(\d+\)\s*</summary>", re.IGNORECASE)
 _ITEM = re.compile(r"^(?:>\s?)*[ ]{0,3}`?(?P<a>\d+)(?:\s*-\s*(?P<b>\d+))?`?\s*:\s", re.MULTILINE)
+# Newer review bodies put each outside-diff item's place in its <summary>:
+# `<summary><em>🟠 Major</em> · Bug · <code>path:295-299</code></summary>` (the shape a
+# public review gate tests against; index ref 70198174996).
+_CODE_ITEM = re.compile(
+    r"<summary>(?:(?!</summary>).)*?<code>\s*(?P<path>[^<>\s:]+\.[A-Za-z0-9]+):(?P<a>\d+)"
+    r"(?:\s*[-–]\s*(?P<b>\d+))?\s*</code>(?:(?!</summary>).)*</summary>",
+    re.IGNORECASE | re.DOTALL,
+)
+# The same item summary under a `path (N)` file section names only the range:
+# `<summary><em>🟠 Major</em> · Bug · <code>295-299</code>: title</summary>`.
+_CODE_RANGE = re.compile(
+    r"<summary>(?:(?!</summary>).)*?<code>\s*(?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?\s*</code>(?:(?!</summary>).)*</summary>",
+    re.IGNORECASE | re.DOTALL,
+)
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1", re.MULTILINE | re.DOTALL)
 
 
@@ -51,11 +67,46 @@ class CodeRabbitProfile(Profile):
         (r"🛠️?\s*Refactor suggestion(?![A-Za-z])", Severity.MINOR),
     ])
     signal_rules = (
+        # reviewer-dialects §2 (jdx/mise#12718, tojemoc/sofie#61): skip, pause and
+        # rate-limit notices, each wrapped in its HTML marker.
         rule("skipped", _MARKER.format(what="skip review") + r"|^[>\s]*#+\s*Review skipped\b"),
         rule("skipped", _MARKER.format(what="review paused") + r"|^[>\s]*#+\s*Reviews paused\b"),
+        # ejc3/fcvm#902: "Review limit reached / Next included review available in 54
+        # minutes" and the command reply "<summary>⚠️ Action not completed</summary> Review
+        # rate limited." (also verbatim in public test suites, index refs 62473308747, 68285269123).
         rule("skipped", _MARKER.format(what="rate limited")
-             + r"|Review limit reached|Rate limit exceeded|reached your PR review limit"),
+             + r"|Review limit reached|Rate limit exceeded|reached your PR review limit|Review rate limited"
+             + r"|Action not completed\b"),
+        # A failed run, e.g. "## Review failed / The head commit changed during the review"
+        # (the markers a public CodeRabbit watcher keys on; index ref 52193655987).
+        rule("error", _MARKER.format(what="failure") + r"|^[>\s]*#+\s*Review failed\b"),
+        # "Currently processing new changes in this PR. This may take a few minutes, please
+        # wait..." under the `review in progress` marker (sourcenetwork/defradb#4440; index
+        # refs 66030045652, 62487927897): working, not a verdict and not yet activity.
+        rule("progress", _MARKER.format(what="review in progress")
+             + r"|Currently processing new changes in this PR", placeholder=True),
+        # The reply to `@coderabbitai review`: "<summary>✅ Action performed</summary> Review
+        # triggered." is an acknowledgment, not a review (index refs 52418173542, 53494872117);
+        # "Review finished." says the run ended (index ref 71521355609).
+        rule("progress", r"Actions? performed\b[\s\S]{0,200}?\b(?:Full )?review triggered", placeholder=True),
+        rule("done", r"Actions? performed\b[\s\S]{0,200}?\bReview finished\b"),
         rule("clean", r"No actionable comments were generated"),
+        # The review body of a finished pass (jdx/mise#12718).
+        rule("done", r"\*\*Actionable comments posted:\s*\d+\*\*|^Actionable comments posted:\s*\d+"),
+        # A review split over several bodies (NVIDIA/TensorRT-LLM#6809).
+        rule("progress", r"Review continued from previous batch"),
+        # The walkthrough comes before the review: alone, it is not a review, so a run that
+        # never gets past it is silent, never a clean pass.
+        rule("progress", _MARKER.format(what="summarize") + r"|^#+\s*Walkthrough\b", placeholder=True),
+        # Chat replies: activity, never a verdict.
+        rule("none", r"auto-generated reply by CodeRabbit"),
+    )
+    notice_exempt = (
+        re.compile(r"<!-- tips_start -->.*?(?:<!-- tips_end -->|\Z)", re.DOTALL),
+        re.compile(r"^.*Files? (?:ignored|skipped|selected)\b.*$", re.MULTILINE | re.IGNORECASE),
+        # The note under every command reply: "does not re-review already reviewed commits.
+        # This command is applicable only when automatic reviews are paused."
+        re.compile(r"CodeRabbit is an incremental review system[^\n]*", re.IGNORECASE),
     )
     labels = (
         (Severity.BLOCKER, "_🔴 Critical_"),
@@ -69,26 +120,57 @@ class CodeRabbitProfile(Profile):
         if comment.channel != "review":
             return []  # the walkthrough comment names files, it reports nothing
         out: list[SummaryLocation] = []
+        seen: set[tuple[str, int, int]] = set()
         category = ""
         for name, text in sections(comment.body, _SECTIONS):
             if name != "file":
                 category = name
-                continue
             if category not in ("outside", "nitpick"):
                 continue
-            m = _FILE.search(text)
-            if m is None:
-                continue
-            path = clean_path(m["path"])
-            text = _FENCE.sub("", text)  # suggestion diffs hold lines like "12: x"
-            cuts = [i.start() for i in _ITEM.finditer(text)]
-            for pos, end in zip(cuts, [*cuts[1:], len(text)][: len(cuts)], strict=True):
-                item = _ITEM.match(text, pos)
-                assert item is not None
-                a = int(item["a"])
-                b = int(item["b"]) if item["b"] else a
-                level = self.severity(text[pos:end]) or (Severity.INFO if category == "nitpick" else None)
-                out.append(SummaryLocation(path, min(a, b), max(a, b), level))
+            for loc in (*self._code_items(text, category), *self._range_items(text, name, category)):
+                if (loc.path, loc.start, loc.end) not in seen:
+                    seen.add((loc.path, loc.start, loc.end))
+                    out.append(loc)
+        return out
+
+    def _level(self, text: str, category: str) -> Severity | None:
+        return self.severity(text) or (Severity.INFO if category == "nitpick" else None)
+
+    def _code_items(self, text: str, category: str) -> list[SummaryLocation]:
+        """Items whose <summary> holds ``<code>path:a-b</code>``; each item's own severity."""
+        found = list(_CODE_ITEM.finditer(text))
+        out = []
+        ends = [n.start() for n in found[1:]] + [len(text)]
+        for m, end in zip(found, ends[: len(found)], strict=True):
+            a = int(m["a"])
+            b = int(m["b"]) if m["b"] else a
+            out.append(SummaryLocation(clean_path(m["path"]), min(a, b), max(a, b),
+                                       self._level(text[m.start():end], category)))
+        return out
+
+    def _range_items(self, text: str, name: str, category: str) -> list[SummaryLocation]:
+        """``X-Y:`` items under a ``path (N)`` file section."""
+        if name != "file":
+            return []
+        m = _FILE.search(text)
+        if m is None:
+            return []
+        path = clean_path(m["path"])
+        text = _FENCE.sub("", text)  # suggestion diffs hold lines like "12: x"
+        out = []
+        found = list(_CODE_RANGE.finditer(text))
+        ends = [n.start() for n in found[1:]] + [len(text)]
+        for code, end in zip(found, ends[: len(found)], strict=True):
+            a = int(code["a"])
+            b = int(code["b"]) if code["b"] else a
+            out.append(SummaryLocation(path, min(a, b), max(a, b), self._level(text[code.start():end], category)))
+        cuts = [i.start() for i in _ITEM.finditer(text)]
+        for pos, end in zip(cuts, [*cuts[1:], len(text)][: len(cuts)], strict=True):
+            item = _ITEM.match(text, pos)
+            assert item is not None
+            a = int(item["a"])
+            b = int(item["b"]) if item["b"] else a
+            out.append(SummaryLocation(path, min(a, b), max(a, b), self._level(text[pos:end], category)))
         return out
 
     def body_location(self, comment: Comment) -> SummaryLocation | None:

@@ -2,7 +2,8 @@
 
 Priorities P0–P3 as a ``P2:`` prefix; the review body's "Prompt for AI agents" block
 re-lists every finding as ``<violation location="path:96">P2: …</violation>``, which is
-where findings without an inline thread are read from.
+where findings without an inline thread are read from. No cubic notice was seen in public
+material: its skips are left to the vendor-neutral notice vocabulary (profiles.base).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ class CubicProfile(Profile):
     signal_rules = (
         rule("clean", r"\*\*(?:0|No) issues found\*\*"),
         rule("done", r"\*\*\d+ issues? found\*\*|cubic:attribution"),
+        # cubic reviews up to 75 files (reviewer-dialects §10); any other notice of its is
+        # read by the vendor-neutral notice vocabulary.
     )
     labels = (*p_labels("P<n>: prefix"), (None, "no prefix: INFO"))
 

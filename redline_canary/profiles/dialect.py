@@ -101,35 +101,83 @@ def items(text: str, start: re.Pattern[str] = ITEM_START) -> list[tuple[int, str
     return [(a, text[a:b]) for a, b in zip(cuts, [*cuts[1:], len(text)], strict=True) if text[a:b].strip()]
 
 
+Marks = Callable[[str], Sequence[tuple[int, Severity]]]
+
+
 def itemized_locations(
     text: str,
     forms: Sequence[str],
     severity: Callable[[str], Severity | None],
     start: re.Pattern[str] = ITEM_START,
+    marks: Marks | None = None,
 ) -> list[SummaryLocation]:
-    """Each cited location with the severity written in its own item."""
+    """Each cited location with the severity written in its own item.
+
+    With ``marks`` (where each severity marker sits), a citation takes the marker of its
+    own item even when items are not split by list markup (Codex writes badge, title and
+    permalink as bare paragraphs): see :func:`paired_levels`. A citation whose item
+    carries no marker of its own falls back to its chunk's severity, never a neighbour's.
+    """
+    chunks = items(text, start)
+    found = citations(text, forms)
+    paired = paired_levels(found, marks(text)) if marks is not None else [None] * len(found)
     out: list[SummaryLocation] = []
-    for _, chunk in items(text, start):
-        found = citations(chunk, forms)
-        if not found:
-            continue
-        level = severity(chunk)
-        out.extend(SummaryLocation(c.path, c.start, c.end, level) for c in found)
+    for c, level in zip(found, paired, strict=True):
+        if level is None:
+            chunk = next((t for pos, t in reversed(chunks) if pos <= c.pos), text)
+            level = severity(chunk)
+        out.append(SummaryLocation(c.path, c.start, c.end, level))
     return out
 
 
-def sections(body: str, titles: Mapping[str, re.Pattern[str]]) -> list[tuple[str, str]]:
+def paired_levels(found: Sequence[Citation], marks: Sequence[tuple[int, Severity]]) -> list[Severity | None]:
+    """The severity marker that belongs to each citation of a list, by position.
+
+    A vendor writes each item the same way round: the marker before the citation (Copilot's
+    badge in the <summary>, then `path:line`) or after it (Codex's permalink, then the P1
+    badge). Which way round is read from the first item; each citation then takes the
+    nearest marker on its own side, up to the neighbouring citation, so the second item
+    never inherits the first item's severity.
+    """
+    if not found or not marks:
+        return [None] * len(found)
+    ordered = sorted(marks)
+    before = ordered[0][0] < found[0].pos
+    out: list[Severity | None] = []
+    for i, c in enumerate(found):
+        if before:
+            lo = found[i - 1].pos if i else -1
+            hits = [level for pos, level in ordered if lo < pos <= c.pos]
+            out.append(hits[-1] if hits else None)
+        else:
+            hi = found[i + 1].pos if i + 1 < len(found) else None
+            hits = [level for pos, level in ordered if pos >= c.pos and (hi is None or pos < hi)]
+            out.append(hits[0] if hits else None)
+    return out
+
+
+_HEADING_LINE = re.compile(r"^[ \t>]*(?:#{1,6}[ \t]+(?P<h>[^\n]+)|\*\*(?P<b>[^*\n]+)\*\*[ \t]*(?:\(\d+\))?[ \t]*)$",
+                           re.MULTILINE)
+
+
+def sections(body: str, titles: Mapping[str, re.Pattern[str]], *, headings: bool = False) -> list[tuple[str, str]]:
     """Split a body at ``<summary>`` headings whose text matches a known title.
 
     Vendors nest per-file and per-item ``<details>`` inside their top-level sections;
-    only the known titles start a new section, so nesting depth does not matter.
+    only the known titles start a new section, so nesting depth does not matter. A
+    heading's leading emoji or icon is ignored ("💬 Suppressed comments (2)"). With
+    ``headings``, markdown headings and lone bold lines count too: the same section is
+    written as ``<details>`` in one layout and as ``#### Suppressed comments`` in another.
     """
+    found: list[tuple[int, str]] = [(m.start(), m[1]) for m in _SUMMARY_TAG.finditer(body)]
+    if headings:
+        found += [(m.start(), m["h"] or m["b"]) for m in _HEADING_LINE.finditer(body)]
     marks: list[tuple[int, str]] = []
-    for m in _SUMMARY_TAG.finditer(body):
-        heading = _TAG.sub("", m[1]).strip()
+    for pos, raw in sorted(found):
+        heading = re.sub(r"^[^\w]+", "", _TAG.sub("", raw)).strip()
         for name, pattern in titles.items():
             if pattern.search(heading):
-                marks.append((m.start(), name))
+                marks.append((pos, name))
                 break
     if not marks:
         return []
@@ -164,5 +212,5 @@ def p_labels(form: str) -> tuple[tuple[Severity | None, str], ...]:
 
 __all__ = [
     "FORMS", "ITEM_START", "P_LEVELS", "Citation", "citations", "clean_path", "compile_table",
-    "itemized_locations", "items", "p_labels", "p_scale", "sections",
+    "itemized_locations", "items", "p_labels", "p_scale", "paired_levels", "sections",
 ]

@@ -2,7 +2,8 @@
 
 Severity is the badge image on the first line of an inline comment, keyed on its alt
 text or file stem (``codereviewagent/high-priority.svg``). The "Summary of Changes"
-comment and the help text are walkthroughs, never findings.
+comment and the help text are walkthroughs, never findings, and come before the review:
+alone they are a placeholder. "## Code Review" opens every finished review body.
 """
 
 from __future__ import annotations
@@ -30,8 +31,20 @@ class GeminiProfile(Profile):
         (_badge("low", "low-priority"), Severity.MINOR),
     ])
     signal_rules = (
-        rule("skipped", r"unable to generate a review|daily quota"),
+        # reviewer-dialects §4 (refs 39673545358, 38860890989): unsupported file types;
+        # quota wording from tool authors (ref 69379069987).
+        rule("skipped", r"unable to generate a review|daily quota|reached your daily quota"),
+        # After the July 2026 sunset (reviewer-dialects §4): any "no longer available".
+        rule("skipped", r"Gemini Code Assist (?:is|has been) (?:no longer|discontinued|shut down)"
+                        r"|code review activity has (?:officially )?ceased"),
+        rule("error", r"Gemini encountered an error"),
         rule("clean", r"I have no (?:additional )?feedback to provide"),
+        # "## Code Review" opens every review body (reviewer-dialects §4).
+        rule("done", r"^#+\s*Code Review\b", channels=("review",)),
+        # The summary comment ("I'm currently reviewing this pull request and will post my
+        # feedback shortly") comes before the review: alone, it is not one.
+        rule("progress", r"^#+\s*Summary of Changes\b|Using Gemini Code Assist|^#+\s*Gemini Code Assist\b",
+             placeholder=True),
     )
     labels = (
         (Severity.BLOCKER, "![critical] badge (also ![security-critical])"),

@@ -4,7 +4,9 @@ Inline comments open with an ``<img alt="P1">`` badge; the 2025 format used a ca
 prefix (``**logic:**``) instead and no priority. The summary comment's confidence score
 and "Last reviewed commit" say the pass finished; "No P0 or P1 issues found" in it is a
 verdict, not a severity. Legacy out-of-diff findings sit in the review body as
-`` `path`, line 24-26 ``.
+`` `path`, line 24-26 ``. A comment marked ``<!-- greptile-status -->`` is Greptile
+declining to review (too many files, no reviewable files, excluded author or label), and
+trial-credit notices arrive as reviews: both mean the reviewer did not review.
 """
 
 from __future__ import annotations
@@ -38,11 +40,22 @@ class GreptileProfile(Profile):
         ]),
     )
     signal_rules = (
-        rule("error", r"^\s*😕\s*$"),
+        # Every `<!-- greptile-status -->` comment is Greptile declining a review:
+        # "Too many files changed for review. (`3000 files found`, `500 file limit`)"
+        # (shepherdjerred/monorepo#1229), "No reviewable files after applying ignore
+        # patterns.", "PR author is in the excluded authors list.", "PR label `release`
+        # disables reviews." (index refs 56173096738, 56236272914, 70355237392).
+        rule("skipped", r"<!--\s*greptile-status\s*-->|Too many files changed for review|No reviewable files"
+                        r"|excluded authors list|disables reviews"),
+        # "`elkaix` has reached the 50-credit limit for trial accounts." posted as a review
+        # (PyModel/pythinker-code#83).
+        rule("skipped", r"reached the [\d,]+-credit limit|credit limit for trial accounts"),
+        rule("error", r"^\s*😕\s*$|Greptile encountered an error"),
         rule("progress", r"^\s*👀\s*$", placeholder=True),
         rule("clean", r"Confidence Score[^0-9]{0,60}5\s*/\s*5", unless=r"""alt=["']P[01]["']"""),
         rule("clean", r"files? reviewed, 0 comments"),
-        rule("done", r"Last reviewed commit|Confidence Score|files? reviewed, \d+ comments?|^\s*👍\s*$"),
+        rule("done", r"Last reviewed commit|Confidence Score|files? reviewed, \d+ comments?|^\s*👍\s*$"
+                     r"|greptile_summary|Greptile Summary|Greptile Overview"),
     )
     labels = (
         *p_labels('<img alt="P<n>"> badge'),

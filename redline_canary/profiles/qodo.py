@@ -5,7 +5,10 @@ findings under "Action required" and "Remediation recommended" headings, so a fi
 severity is the last heading above it. Its inline comments repeat the numbered title
 without the heading, so their severity is looked up by title in the summary comment.
 Code is cited as ``path[R155-170]``; focus-area links that name a file only by the hash
-of its path cannot be resolved from the comment alone and are not mined.
+of its path cannot be resolved from the comment alone and are not mined. A finding table
+row carries its own actionability cell. PR-Agent's temporary "Preparing review..." and
+"Generating PR code suggestions" comments are placeholders; its "Incremental Review
+Skipped" and account/quota notices mean no review.
 """
 
 from __future__ import annotations
@@ -22,8 +25,16 @@ _IMPORTANCE = r"importance\s*\[1-10\]\s*:\s*\**\s*(?:{digits})\b"
 _HEADING = r"""(?:alt=["']|\*\*|#+\s*|<h\d>\s*)"""
 _SECTIONS = compile_table([
     (_HEADING + r"Action required", Severity.BLOCKER),
-    (_HEADING + r"Remediation recommended", Severity.MAJOR),
+    (_HEADING + r"(?:Remediation|Review) recommended", Severity.MAJOR),
 ])
+# A finding table's row names its own actionability in a cell (docs.qodo.ai "code review":
+# "Action required, review recommended or other").
+_ROW_LEVELS = compile_table([
+    (r"(?:<td[^>]*>|\|)\s*(?:\W{0,3}\s*)?Action required\b", Severity.BLOCKER),
+    (r"(?:<td[^>]*>|\|)\s*(?:\W{0,3}\s*)?(?:Remediation|Review) recommended\b", Severity.MAJOR),
+])
+# One finding per numbered item, table row (HTML or markdown) or suggestion <details>.
+_ROW = re.compile(r"^\s*(?:\d+\.\s|\|(?!\s*:?-{3}))|<tr\b", re.MULTILINE | re.IGNORECASE)
 _IMPORTANCES = compile_table([
     (_IMPORTANCE.format(digits="9|10"), Severity.BLOCKER),
     (_IMPORTANCE.format(digits="7|8"), Severity.CRITICAL),
@@ -56,13 +67,27 @@ class QodoProfile(Profile):
     mine_summaries = True
     severity_patterns = (*_SECTIONS, *_IMPORTANCES)
     signal_rules = (
+        # Notices first: a quota or account notice is never hidden by a review marker.
+        # "Qodo Merge was enabled for this repository, but no eligible user found. Please
+        # link your Git account with your Qodo account" (The-PR-Agent/pr-agent#1526).
+        rule("skipped", r"(?:reached|exceeded|used up) your (?:\w+ )?quota|no eligible user found"
+                        r"|link your Git account with your Qodo account"),
+        # "Incremental Review Skipped / No files were changed since the previous PR Review"
+        # (qodo-ai/pr-agent pr_agent/tools/pr_reviewer.py).
+        rule("skipped", r"Incremental Review Skipped"),
+        # PR-Agent's temporary comments (qodo-ai/pr-agent pr_reviewer.py, pr_code_suggestions.py),
+        # before the review markers they contain: "Preparing review...", "## Generating PR
+        # code suggestions / Work in progress ...".
+        rule("progress", r"^\W*Preparing (?:review|PR description|suggestions|answer)\b"
+                         r"|Generating PR code suggestions|Work in progress \.\.\.", placeholder=True),
         rule("clean", r"No code suggestions found"),
         rule("clean", r"No major issues detected", unless=r"Recommended focus areas"),
-        rule("done", r"PR Reviewer Guide|PR Code Suggestions|Code Review by Qodo"),
-        # After the review markers: a review that carries the quota footer counts. A lone
-        # "approaching" warning is no verdict (the review may still come); "reached" is.
-        rule("skipped", r"(?:reached|exceeded) your monthly quota"),
+        rule("done", r"PR Reviewer Guide|PR Code Suggestions|Code Review by Qodo|PR Compliance Guide"),
+        # "ⓘ You are approaching your monthly quota for Qodo." (reviewer-dialects §9): a
+        # warning, no verdict; the review may still come.
         rule("progress", r"approaching your monthly quota", placeholder=True),
+        # The paired description comment: a walkthrough, not a review.
+        rule("progress", r"PR Summary by Qodo|^#+\s*(?:PR Description|User description)\b", placeholder=True),
     )
     labels = (
         (Severity.BLOCKER, '"Action required"; importance 9-10'),
@@ -85,11 +110,11 @@ class QodoProfile(Profile):
 
     def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
         out: list[SummaryLocation] = []
-        for pos, chunk in items(comment.body, re.compile(r"^\s*(?:\d+\.\s|<tr\b)", re.MULTILINE)):
+        for pos, chunk in items(comment.body, _ROW):
             found = citations(chunk, ("bracket_range", "blob"))
             if not found:
                 continue
-            rated = _first(_IMPORTANCES, chunk)
+            rated = _first(_IMPORTANCES, chunk) or _first(_ROW_LEVELS, chunk)
             out.extend(
                 SummaryLocation(c.path, c.start, c.end,
                                 rated or self._section_level(comment.body, pos + c.pos))
