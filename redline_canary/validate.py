@@ -173,12 +173,17 @@ def output_file(value: str, where: str) -> Path:
         raise BadInput(f"{where}: expected a file path, got {show(value)}")
     if path.is_dir():
         raise BadInput(f"{where}: {value} is a folder, expected a file")
+    _creatable(path, value, where)
+    return path
+
+
+def _creatable(path: Path, value: str, where: str) -> None:
+    """The nearest existing ancestor must be a folder, or nothing can be made below it."""
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
                 raise BadInput(f"{where}: {parent} is a file, so {value} cannot be created")
-            break
-    return path
+            return
 
 
 def output_dir(value: str, where: str) -> Path:
@@ -188,9 +193,5 @@ def output_dir(value: str, where: str) -> Path:
         raise BadInput(f"{where}: expected a folder path, got {show(value)}")
     if path.exists() and not path.is_dir():
         raise BadInput(f"{where}: {value} is a file, expected a folder")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise BadInput(f"{where}: {parent} is a file, so {value} cannot be created")
-            break
+    _creatable(path, value, where)
     return path
