@@ -26,7 +26,7 @@ from redline_canary.github_api import CHANNEL_PATHS, BaseCommit, ChannelState
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile
 from redline_canary.polling import PollConfig, PollState, activity_fingerprint, describe, observe
-from redline_canary.profiles.base import Profile
+from redline_canary.profiles.base import Profile, comment_from_reaction
 from redline_canary.retrying import RetryPolicy
 from redline_canary.scoring import DEFAULT_FLOOR, GateOptions
 from redline_canary.severity import Severity
@@ -74,6 +74,8 @@ class OpenPR:
     opened_at: float = 0.0
     states: dict[str, ChannelState] = field(default_factory=dict)
     poll: PollState | None = None
+    trigger_comment: int | None = None  # its reactions are how some bots say "seen"
+    unconfirmed: str | None = None  # why the trigger may not have taken
 
 
 def branch_name(prefix: str, run_id: str, stack: str, kind: str, attempt: int) -> str:
@@ -174,18 +176,23 @@ class TargetCycle:
         self.clock.check()
         self.client.add_label(t.repo, pr.number, self.options.label)
         trigger = self.profile.trigger
-        registered = True
+        pr.unconfirmed = None
         if trigger.kind == "request" and trigger.value:
-            registered = self.client.request_reviewer(t.repo, pr.number, trigger.value,
-                                                      accept=frozenset(self.profile.logins))
+            if not self.client.request_reviewer(t.repo, pr.number, trigger.value,
+                                                accept=frozenset(self.profile.logins)):
+                pr.unconfirmed = (f"GitHub accepted the review request for {trigger.value} but never listed it, "
+                                  "and no review came: review by this reviewer is not enabled for this repository")
         elif trigger.kind == "comment" and trigger.value:
-            self.client.comment(t.repo, pr.number,
-                                f"{trigger.value}\n\n{RUN_MARKER.format(run_id=self.options.run_id)}")
+            pr.trigger_comment = self.client.comment(
+                t.repo, pr.number, f"{trigger.value}\n\n{RUN_MARKER.format(run_id=self.options.run_id)}")
+            if self.profile.acknowledges:
+                pr.unconfirmed = (f"the trigger comment {trigger.value!r} drew no reply or reaction from the reviewer: "
+                                  "it is not installed or not enabled for this repository")
         pr.opened_at = self.clock.now()
-        pr.poll = PollState(started_at=pr.opened_at, unregistered=not registered)
+        pr.poll = PollState(started_at=pr.opened_at, unconfirmed=pr.unconfirmed)
         self.progress(self._label(pr), f"opened PR #{pr.number}")
-        if not registered:
-            wait = min(self.options.poll.unregistered_timeout, self.options.poll.timeout)
+        if pr.unconfirmed and trigger.kind == "request":
+            wait = min(self.options.poll.unconfirmed_timeout, self.options.poll.timeout)
             self.progress(self._label(pr), f"GitHub accepted the review request for {trigger.value} but does not "
                           f"list it: waiting up to {wait / 60:.0f} min for any sign of the reviewer")
         return pr
@@ -199,7 +206,10 @@ class TargetCycle:
                     continue
                 self.client.poll(self.target.repo, pr.number, pr.states,
                                  reactions=self.profile.reads_reactions,
-                                 head_sha=pr.head_sha if self.profile.reads_check_runs else None)
+                                 head_sha=pr.head_sha if self.profile.reads_check_runs else None,
+                                 trigger_comment=pr.trigger_comment if pr.poll.unconfirmed else None)
+                if pr.poll.unconfirmed and self._reacted_to_trigger(pr):
+                    pr.poll.unconfirmed = None
                 capture = self._capture(pr)
                 comments = comments_from_capture(capture)
                 extraction = self.profile.extract(comments)
@@ -236,16 +246,14 @@ class TargetCycle:
         verdict = pr.poll.verdict if pr.poll else None
         if outcome is None and verdict == "timeout" and pr.poll and not pr.poll.activity:
             outcome = "silent"
-        unregistered = outcome is None and verdict == "unregistered"
-        if unregistered:
+        unconfirmed = outcome is None and verdict == "unconfirmed"
+        if unconfirmed:
             outcome = "error"
         if pr.number is None and outcome is None:
             outcome = "error"
         _score, record = evaluate(capture, self.corpus, settings, self.profile, meta, outcome)
-        if unregistered:
-            record["notice"] = (f"{self.profile.name}: GitHub accepted the review request for "
-                                f"{self.profile.trigger.value} but never listed it, and no review came: "
-                                "review by this reviewer is not enabled for this repository")
+        if unconfirmed:
+            record["notice"] = f"{self.profile.name}: {pr.unconfirmed}"
             record["gate"]["reasons"] = [f"reviewer error: {record['notice']}"]
         if self.options.save_captures:
             self._save_capture(pr, capture)
@@ -334,6 +342,13 @@ class TargetCycle:
         return False
 
     # --- helpers ------------------------------------------------------------------
+    def _reacted_to_trigger(self, pr: OpenPR) -> bool:
+        """A reaction by the reviewer on the trigger comment (👀 while it works) confirms it."""
+        state = pr.states.get("trigger_reactions")
+        items = state.items if state and state.items else []
+        return any(isinstance(r.get("user"), dict) and self.profile.is_reviewer(comment_from_reaction(r))
+                   for r in items)
+
     def _save_capture(self, pr: OpenPR, capture: dict[str, Any]) -> None:
         """A capture that cannot be saved (full disk) costs the capture, never the record."""
         assert self.options.save_captures is not None

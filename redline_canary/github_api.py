@@ -260,7 +260,7 @@ class GitHubClient:
         return BaseCommit(branch, sha, tree)
 
     def poll(self, repo: str, number: int, states: dict[str, ChannelState],
-             reactions: bool = False, head_sha: str | None = None) -> bool:
+             reactions: bool = False, head_sha: str | None = None, trigger_comment: int | None = None) -> bool:
         """Refresh the three channels (plus the PR's reactions and the head commit's check
         runs, for bots that answer that way) with conditional GETs; True when anything changed."""
         changed = False
@@ -270,6 +270,10 @@ class GitHubClient:
         if reactions:
             channels["reactions"] = ("/repos/{owner}/{repo}/issues/{issue_number}/reactions",
                                      self._repo_url(repo, REACTIONS_PATH.format(n=number)), None)
+        if trigger_comment:
+            channels["trigger_reactions"] = ("/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+                                             self._repo_url(repo, f"issues/comments/{trigger_comment}/reactions"),
+                                             None)
         if head_sha:
             channels["check_runs"] = ("/repos/{owner}/{repo}/commits/{ref}/check-runs",
                                       self._repo_url(repo, f"commits/{head_sha}/check-runs"), "check_runs")
@@ -455,17 +459,23 @@ class GitHubClient:
         wanted = {_norm_login(login)} | {_norm_login(x) for x in accept}
         return bool(names & wanted)
 
-    def comment(self, repo: str, number: int, body: str) -> None:
+    def comment(self, repo: str, number: int, body: str) -> int | None:
+        """Post an issue comment; its id (None if GitHub's answer did not say)."""
         url = self._repo_url(repo, f"issues/{number}/comments")
 
-        def look() -> bool | None:
+        def comment_id(data: Any) -> int | None:
+            cid = data.get("id") if isinstance(data, dict) else None
+            return cid if isinstance(cid, int) and not isinstance(cid, bool) else None
+
+        def look() -> int | None:
             items, _ = self.policy.call(lambda: self._paginate(
                 "/repos/{owner}/{repo}/issues/{issue_number}/comments", url))
-            return True if any(i.get("body") == body for i in items or []) else None
+            return next((comment_id(i) or -1 for i in items or [] if i.get("body") == body), None)
 
         with self._infra(f"{repo}#{number}: comment"):
-            self._create("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", url,
-                         {"body": body}, look, lambda _d: True)
+            made = self._create("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", url,
+                                {"body": body}, look, lambda d: comment_id(d) or -1)
+        return made if made > 0 else None
 
     def close_pull(self, repo: str, number: int, *, policy: RetryPolicy | None = None,
                    pace: bool = True) -> None:

@@ -15,6 +15,7 @@ from redline_canary.comments import Comment
 from redline_canary.profiles.base import Extraction, Profile
 
 FINAL_SIGNALS = ("done", "clean", "skipped", "error")
+NO_TRACE = hashlib.sha256().hexdigest()  # the activity fingerprint of a reviewer that said nothing
 
 
 @dataclass(frozen=True)
@@ -22,10 +23,11 @@ class PollConfig:
     interval: float = 30.0
     stable_polls: int = 2
     timeout: float = 40 * 60.0
-    # A review request GitHub accepted but did not list: wait this long for any sign of the
-    # reviewer, then end as `error` (its review is not enabled), not as a 40-minute silent.
+    # A trigger that may not have taken (a review request GitHub accepted but did not list,
+    # or a trigger comment a vendor that always acknowledges has not answered): wait this
+    # long for any trace of the reviewer, then end as `error`, not as a 40-minute silent.
     # Not at once: reports say Copilot sometimes reviews without ever being listed.
-    unregistered_timeout: float = 10 * 60.0
+    unconfirmed_timeout: float = 10 * 60.0
 
 
 @dataclass
@@ -35,9 +37,10 @@ class PollState:
     activity: int = 0
     fingerprint: str | None = None
     stable: int = 0
-    verdict: str | None = None  # done | stable | timeout | unregistered
+    verdict: str | None = None  # done | stable | timeout | unconfirmed
     finished_at: float | None = None
-    unregistered: bool = False  # the review request was accepted but not listed
+    # Why the trigger may not have taken (None: no doubt); any trace of the reviewer clears it.
+    unconfirmed: str | None = None
 
 
 def activity_fingerprint(comments: Sequence[Comment], profile: Profile) -> str:
@@ -60,13 +63,14 @@ def observe(state: PollState, config: PollConfig, now: float, fingerprint: str,
     else:
         state.stable = 0
     state.fingerprint = fingerprint
+    if fingerprint != NO_TRACE:
+        state.unconfirmed = None  # the reviewer said something, even only "working…"
     if any(extraction.has(s) for s in FINAL_SIGNALS):
         state.verdict = "done"
     elif extraction.activity and state.stable >= config.stable_polls:
         state.verdict = "stable"
-    elif (state.unregistered and not extraction.activity
-          and now - state.started_at >= min(config.unregistered_timeout, config.timeout)):
-        state.verdict = "unregistered"
+    elif state.unconfirmed and now - state.started_at >= min(config.unconfirmed_timeout, config.timeout):
+        state.verdict = "unconfirmed"
     elif now - state.started_at >= config.timeout:
         state.verdict = "timeout"
     if state.verdict:

@@ -498,3 +498,61 @@ def test_sandbox_fine_grained_token_without_pull_requests_write_is_exit_2_naming
     cell = run_cycle(sandbox, tmp_path, capsys)
     assert_promises(cell, 2)
     assert "pull_requests=write" in cell.stderr and cell.records == []
+
+
+# --- a trigger comment that did not take --------------------------------------------------------
+
+def _codex_cycle(sb: Sandbox, run_id: str) -> tuple[list[dict[str, Any]], float]:
+    from redline_canary.clock import FakeClock
+    from redline_canary.corpus import load_corpus
+    from redline_canary.cycle import CycleOptions, TargetCycle
+    from redline_canary.github_api import GitHubClient
+    from redline_canary.polling import PollConfig
+    from redline_canary.retrying import RetryPolicy
+    from redline_canary.targets import Target
+
+    clock = FakeClock()
+    client = GitHubClient(TOKEN, sb.url, clock=clock, policy=RetryPolicy(clock=clock))
+    options = CycleOptions(run_id=run_id, poll=PollConfig(interval=30.0, timeout=40 * 60.0))
+    records = TargetCycle(client, Target(REPO, "mini", "codex"), load_corpus(CORPUS), options, clock).run()
+    client.close()
+    return records, clock.now()
+
+
+def test_a_trigger_comment_an_acknowledging_bot_never_answers_ends_as_error_in_minutes() -> None:
+    from redline_canary.profiles.codex import LOGIN
+    from redline_canary.sandbox import Identity, SilentReviewer
+
+    with Sandbox(token=TOKEN) as sb:
+        sb.create_repo(REPO, topics=[CANARY_TOPIC])
+        # installed on another login: the trigger reaches nobody that answers
+        sb.attach_reviewer(REPO, SilentReviewer(identity=Identity("someone-else[bot]", 1), latency=0.0))
+        records, waited = _codex_cycle(sb, "no-ack")
+        assert_no_canary_left(sb, REPO)
+    assert LOGIN not in ("someone-else[bot]",)
+    assert [r["outcome"] for r in records] == ["error", "error"]
+    assert all("drew no reply or reaction" in r["notice"] for r in records)
+    assert 10 * 60 <= waited < 11 * 60
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_trigger_comment_acknowledged_with_eyes_is_waited_for_in_full(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from redline_canary.profiles.codex import LOGIN
+    from redline_canary.sandbox import Identity, SilentReviewer
+
+    def outcomes(ack: str | None) -> list[str]:
+        with Sandbox(token=TOKEN) as sb:
+            sb.create_repo(REPO, topics=[CANARY_TOPIC])
+            sb.attach_reviewer(REPO, SilentReviewer(identity=Identity(LOGIN, 199175422), latency=0.0,
+                                                    trigger_phrases=["@codex review"], ack_reaction=ack,
+                                                    wake_on=["comment"]))
+            cell = run_cycle(sb, tmp_path / (ack or "none"), capsys, reviewer="codex")
+            assert_promises(cell, cell.code)
+            return [r["outcome"] for r in cell.records]
+
+    # heard (👀 on the trigger comment) but never posts: silent at the timeout, as any mute reviewer
+    assert outcomes("eyes") == ["silent", "silent"]
+    # never heard: the trigger did not take
+    assert outcomes(None) == ["error", "error"]

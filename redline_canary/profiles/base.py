@@ -345,6 +345,9 @@ class Profile:
     review_signal = "done"
     # Bots that say "done"/"clean" with a reaction on the PR (Codex, Greptile): polled too.
     reads_reactions = False
+    # The vendor always answers its trigger comment (a 👀 reaction, a "review triggered"
+    # reply, a "working…" comment): silence after a bounded wait means it never heard it.
+    acknowledges = False
     reads_check_runs = False  # poll the head commit's check runs (Bugbot's "finished")
     # (pattern, severity): the earliest match in a body wins. Overrides (from --profiles)
     # are consulted first and fallbacks last, so "Potential issue | Critical" is Critical

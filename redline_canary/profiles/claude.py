@@ -31,6 +31,7 @@ class ClaudeProfile(Profile):
     any_bot = False
     unrated = "location"
     trigger = Trigger("comment", "@claude review")
+    acknowledges = True  # Claude posts a tracking comment ("Claude Code is working…") as soon as it is mentioned
     trigger_phrases = ("@claude", "/claude-review")
     mine_summaries = True
     severity_patterns = compile_table([

@@ -54,6 +54,7 @@ class CodeRabbitProfile(Profile):
     logins = frozenset({"coderabbitai[bot]"})
     any_bot = False
     trigger = Trigger("comment", "@coderabbitai review")
+    acknowledges = True  # CodeRabbit replies "Actions performed: Review triggered" to a review command
     trigger_phrases = ("@coderabbitai",)
     mine_summaries = True
     severity_patterns = compile_table([

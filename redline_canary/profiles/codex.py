@@ -26,6 +26,7 @@ class CodexProfile(Profile):
     bot_ids = frozenset({199175422})
     any_bot = False
     trigger = Trigger("comment", "@codex review")
+    acknowledges = True  # Codex reacts 👀 on the trigger comment or the PR, then posts (reviewer-dialects.md, Codex)
     reads_reactions = True
     trigger_phrases = ("@codex",)
     mine_summaries = True
