@@ -19,27 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from redline_canary.render import fmt_rate, md_code, md_seed_line, md_text, terminal_safe
+from redline_canary.verdict import EXIT_MEANINGS, final_attempts, outcome_word
 
 # GitHub fails a step's summary upload above 1 MiB; keep a margin for a header or a
 # second writer in the same step.
 SUMMARY_LIMIT = 1_000_000
 ANNOTATIONS_PER_LEVEL = 10
-
-# The ``outcome`` output: one word per DESIGN §9 exit code.
-OUTCOME_WORDS = {0: "pass", 1: "fail", 2: "bad-input", 3: "silent", 4: "error", 130: "cancelled"}
-EXIT_MEANINGS = {
-    0: "every gate passed",
-    1: "a gate failed",
-    2: "bad input or configuration",
-    3: "the reviewer was silent",
-    4: "GitHub or infrastructure failure",
-    130: "interrupted",
-}
-
-
-def outcome_word(exit_code: int) -> str:
-    return OUTCOME_WORDS.get(exit_code, "error")
-
 
 # --- workflow commands -------------------------------------------------------------------
 
@@ -77,17 +62,6 @@ def output_entry(name: str, value: str, delimiter: str) -> str:
 
 def target_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(record.get("repo")), str(record.get("stack")), str(record.get("reviewer")))
-
-
-def final_attempts(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """Per (target, kind) the last attempt, in first-seen order: a confirmation re-run
-    supersedes the attempt it re-checks, exactly as ``gate`` judges."""
-    latest: dict[tuple[str, str, str, str], Mapping[str, Any]] = {}
-    for r in records:
-        key = (*target_key(r), str(r.get("kind")))
-        if key not in latest or int(r.get("attempt", 1)) >= int(latest[key].get("attempt", 1)):
-            latest[key] = r
-    return list(latest.values())
 
 
 @dataclass(frozen=True)

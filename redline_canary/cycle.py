@@ -31,6 +31,7 @@ from redline_canary.retrying import RetryPolicy
 from redline_canary.scoring import DEFAULT_FLOOR, GateOptions
 from redline_canary.severity import Severity
 from redline_canary.targets import Target
+from redline_canary.verdict import confirm, missed_blockers
 
 LABEL = "redline-exempt"
 BRANCH_PREFIX = "rc/"
@@ -266,19 +267,12 @@ class TargetCycle:
         every attempt missed it."""
         for attempt in range(2, self.options.confirm + 2):
             last = [r for r in self.records if r["kind"] == "seeded"][-1]
-            if last["outcome"] != "scored" or not _missed_blockers(last):
+            if last["outcome"] != "scored" or not missed_blockers(last):
                 return
             pr = self._open(base, "seeded", attempt)
             self._wait([pr])
             record = self._score(pr)
-            ever_caught = {s["n"] for r in self.records if r["kind"] == "seeded"
-                           for s in r["caught_seeds"] if s["severity"] == "BLOCKER"}
-            still = [n for n in _missed_blockers(record) if n not in ever_caught]
-            if record["outcome"] == "scored" and not still:
-                record["gate"]["reasons"] = [r for r in record["gate"]["reasons"]
-                                             if not r.startswith("blocker recall")]
-                record["gate"]["passed"] = not record["gate"]["reasons"]
-                record["confirmed_by_attempts"] = attempt
+            confirm([r for r in self.records if r["kind"] == "seeded"], record, attempt)
             self.records.append(record)
 
     def teardown(self) -> None:
@@ -376,8 +370,3 @@ class TargetCycle:
     def _label(self, pr: OpenPR) -> str:
         suffix = f" (attempt {pr.attempt})" if pr.attempt > 1 else ""
         return f"{self.target.repo} {self.target.stack}/{pr.kind}{suffix}"
-
-
-def _missed_blockers(record: dict[str, Any]) -> list[int]:
-    return [s["n"] for key in ("missed_seeds", "undercalled_seeds")
-            for s in record[key] if s["severity"] == "BLOCKER"]

@@ -7,27 +7,20 @@ tokens: callers pass paths and keys, never request headers.
 
 from __future__ import annotations
 
-EXIT_PASS = 0
-EXIT_GATE_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_SILENT = 3
-EXIT_INFRA = 4
-EXIT_INTERNAL = 5
-EXIT_INTERRUPTED = 130
+from redline_canary.verdict import (  # the exit-code table lives with the verdict
+    EXIT_BAD_INPUT,
+    EXIT_GATE_FAILED,
+    EXIT_INFRA,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_PASS,
+    EXIT_SILENT,
+    combine_exit_codes,
+)
 
-# DESIGN §9: when targets end differently, the highest-priority code wins:
-# 5 > 2 > 4 > 3 > 1 > 0. A bug outranks everything: it must never read as a verdict.
-_PRIORITY = {EXIT_INTERNAL: 6, EXIT_BAD_INPUT: 5, EXIT_INFRA: 4, EXIT_SILENT: 3, EXIT_GATE_FAILED: 2,
-             EXIT_PASS: 1}
-
-
-def combine_exit_codes(codes: list[int]) -> int:
-    """The code the process exits with when several targets ended differently."""
-    if EXIT_INTERNAL in codes:
-        return EXIT_INTERNAL
-    if EXIT_INTERRUPTED in codes:
-        return EXIT_INTERRUPTED
-    return max(codes, key=lambda c: _PRIORITY.get(c, 0), default=EXIT_PASS)
+__all__ = ["EXIT_BAD_INPUT", "EXIT_GATE_FAILED", "EXIT_INFRA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_PASS",
+           "EXIT_SILENT", "BadInput", "CanaryError", "InfraFailure", "TeardownIncomplete", "combine_exit_codes",
+           "mask", "one_line", "register_secret"]
 
 
 class CanaryError(Exception):

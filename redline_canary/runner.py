@@ -40,8 +40,8 @@ from redline_canary.github_api import GitHubClient
 from redline_canary.history import append_records
 from redline_canary.pacing import Pacer
 from redline_canary.render import fmt_rate
-from redline_canary.scoring import record_exit_code
 from redline_canary.targets import Target
+from redline_canary.verdict import record_exit_code
 
 
 @dataclass

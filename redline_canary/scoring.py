@@ -15,6 +15,7 @@ from redline_canary.matching import DEFAULT_WINDOW, Assignment, CitesRule, assig
 from redline_canary.profiles.base import Extraction
 from redline_canary.publication import PublishedMarker
 from redline_canary.severity import SCALE, Severity
+from redline_canary.verdict import gate_score
 
 SCHEMA_VERSION = 1
 KINDS = ("seeded", "clean")
@@ -164,31 +165,8 @@ def score_pr(
         kind=kind, outcome=final, notice=notice, markers=list(markers), findings=findings,
         assignment=assign(markers, findings, window, cites), floor=floor,
     )
-    score.gate_passed, score.gate_reasons = _gate(score, gate or GateOptions())
+    score.gate_passed, score.gate_reasons = gate_score(score, gate or GateOptions())
     return score
-
-
-def _gate(score: Score, options: GateOptions) -> tuple[bool, list[str]]:
-    if score.outcome != "scored":
-        reason = f"reviewer {score.outcome}"
-        return False, [f"{reason}: {score.notice}" if score.notice else reason]
-    reasons: list[str] = []
-    if score.kind == "seeded":
-        caught, n = score.blocker_counts
-        if n and caught < n:
-            reasons.append(f"blocker recall {caught}/{n} < 1.0")
-        recall = score.recall
-        if options.min_recall is not None and recall is not None and recall < options.min_recall:
-            reasons.append(f"recall {score.caught}/{len(score.seeds)} < {options.min_recall}")
-        if options.require_citation:
-            uncited = [p for p in score.assignment.pairs if p.caught and not p.cited]
-            if uncited:
-                reasons.append(f"{len(uncited)} caught seed(s) without the rule id")
-    else:
-        cfp = score.clean_false_positives or 0
-        if cfp:
-            reasons.append(f"{cfp} clean false positive(s) at or above {score.floor.name}")
-    return not reasons, reasons
 
 
 def _seed_entry(m: PublishedMarker) -> dict[str, Any]:
@@ -259,15 +237,3 @@ def build_record(score: Score, meta: Mapping[str, Any]) -> dict[str, Any]:
         if key in meta:
             record[key] = dict(meta[key])
     return record
-
-
-def record_exit_code(record: Mapping[str, Any]) -> int:
-    """The DESIGN §9 exit code one record stands for."""
-    outcome = record.get("outcome")
-    if outcome == "cancelled":
-        return 130
-    if outcome == "silent":
-        return 3
-    if outcome == "error":
-        return 4
-    return 0 if record.get("gate", {}).get("passed") else 1

@@ -7,10 +7,10 @@ import sys
 from typing import Any
 
 from redline_canary.actions import commands_suspended
-from redline_canary.errors import BadInput, combine_exit_codes
+from redline_canary.errors import BadInput
 from redline_canary.history import read_history
 from redline_canary.render import inert_line, json_text
-from redline_canary.scoring import record_exit_code
+from redline_canary.verdict import combine_exit_codes, final_attempts, record_exit_code
 
 
 def register(sub: Any) -> None:
@@ -21,22 +21,6 @@ def register(sub: Any) -> None:
                    "one for the same PR, as a workflow re-run does)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_gate)
-
-
-def final_attempts(records: list[dict[str, Any]], run_ids: list[str] | None = None) -> list[dict[str, Any]]:
-    """Per (repo, stack, kind), the last attempt: a confirmation re-run supersedes. Across
-    several run ids, a record of a later-listed run supersedes (a re-run of failed jobs)."""
-    order = {rid: i for i, rid in enumerate(run_ids or [])}
-    latest: dict[tuple[Any, ...], dict[str, Any]] = {}
-
-    def rank(r: dict[str, Any]) -> tuple[int, int]:
-        return order.get(r["run_id"], 0), r.get("attempt", 1)
-
-    for r in records:
-        key = (r["repo"], r["stack"], r["kind"])
-        if key not in latest or rank(r) >= rank(latest[key]):
-            latest[key] = r
-    return list(latest.values())
 
 
 def run_gate(args: argparse.Namespace) -> int:

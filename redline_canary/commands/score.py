@@ -19,7 +19,8 @@ from redline_canary.history import append_records, read_history
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.render import inert_line, json_text, render_baseline, render_record
-from redline_canary.scoring import GateOptions, record_exit_code
+from redline_canary.scoring import GateOptions
+from redline_canary.verdict import add_reasons, record_exit_code
 
 
 def add_scoring_options(p: argparse.ArgumentParser) -> None:
@@ -166,9 +167,7 @@ def run_score(args: argparse.Namespace) -> int:
             "newly_missed": [s["n"] for s in diff.newly_missed],
             "newly_caught": [s["n"] for s in diff.newly_caught],
         }
-        if diff.gate_reasons:
-            record["gate"]["passed"] = False
-            record["gate"]["reasons"].extend(diff.gate_reasons)
+        add_reasons(record, diff.gate_reasons)
         diff_text = render_baseline(diff.newly_missed, diff.newly_caught, diff.baseline)
     if args.save_capture:
         Path(args.save_capture).write_text(json.dumps(doc, indent=1), encoding="utf-8")

@@ -1,0 +1,63 @@
+"""The one module that decides pass or fail and the exit code (verdict.py). Pure."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from redline_canary.verdict import combine_exit_codes, confirm, final_attempts, record_exit_code
+
+
+@pytest.mark.parametrize("codes", list(itertools.permutations([0, 1, 3, 4, 2, 5])))
+def test_the_highest_priority_code_wins_in_any_order(codes: tuple[int, ...]) -> None:
+    order = [5, 2, 4, 3, 1, 0]  # DESIGN §9
+    for k in range(1, len(codes) + 1):
+        assert combine_exit_codes(codes[:k]) == min(codes[:k], key=order.index)
+
+
+def test_a_bug_outranks_an_interruption_which_outranks_verdicts() -> None:
+    assert combine_exit_codes([130, 5]) == 5
+    assert combine_exit_codes([1, 130, 4]) == 130
+    assert combine_exit_codes([]) == 0
+
+
+@pytest.mark.parametrize(("record", "code"), [
+    ({"outcome": "scored", "gate": {"passed": True}}, 0),
+    ({"outcome": "scored", "gate": {"passed": False}}, 1),
+    ({"outcome": "scored", "gate": {"passed": "yes"}}, 1),  # only a real True passes
+    ({"outcome": "scored", "gate": None}, 1),
+    ({"outcome": "silent", "gate": {"passed": False}}, 3),
+    ({"outcome": "error"}, 4),
+    ({"outcome": "cancelled"}, 130),
+])
+def test_record_exit_code(record: dict[str, Any], code: int) -> None:
+    assert record_exit_code(record) == code
+
+
+def _seeded(attempt: int, caught: list[int], missed: list[int]) -> dict[str, Any]:
+    seed = lambda n: {"n": n, "severity": "BLOCKER"}  # noqa: E731
+    reasons = [f"blocker recall {len(caught)}/{len(caught) + len(missed)} < 1.0"] if missed else []
+    return {"kind": "seeded", "attempt": attempt, "outcome": "scored", "caught_seeds": [seed(n) for n in caught],
+            "missed_seeds": [seed(n) for n in missed], "undercalled_seeds": [],
+            "gate": {"passed": not reasons, "reasons": reasons}}
+
+
+def test_a_blocker_counts_as_missed_only_if_every_attempt_missed_it() -> None:
+    first = _seeded(1, caught=[1], missed=[2])
+    again = _seeded(2, caught=[2], missed=[1])  # each attempt caught what the other missed
+    confirm([first], again, 2)
+    assert again["gate"] == {"passed": True, "reasons": []} and again["confirmed_by_attempts"] == 2
+    both = _seeded(2, caught=[1], missed=[2])
+    confirm([first], both, 2)
+    assert not both["gate"]["passed"] and "confirmed_by_attempts" not in both
+
+
+def test_final_attempts_prefers_the_later_attempt_and_the_later_listed_run() -> None:
+    def rec(run: str, attempt: int, kind: str = "seeded") -> dict[str, Any]:
+        return {"repo": "a/b", "stack": "go", "reviewer": "copilot", "kind": kind, "run_id": run, "attempt": attempt}
+
+    one, two, clean, rerun = rec("r1", 1), rec("r1", 2), rec("r1", 1, "clean"), rec("r2", 1)
+    assert final_attempts([one, two, clean]) == [two, clean]
+    assert final_attempts([rerun, one, two, clean], ["r1", "r2"]) == [rerun, clean]
