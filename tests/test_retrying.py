@@ -123,3 +123,13 @@ def test_a_garbled_success_body_is_a_transient_failure() -> None:
 
 def test_clean_bounds_length() -> None:
     assert len(clean("x" * 1000)) == 200 and clean("a\r\nb") == "a b"
+
+
+def test_the_unit_tier_refuses_real_sleeps_and_sockets() -> None:
+    import socket
+    import time
+
+    with pytest.raises(AssertionError, match="inject a clock"):
+        time.sleep(0.01)
+    with pytest.raises(AssertionError, match="network"), socket.socket() as s:
+        s.connect(("127.0.0.1", 9))
