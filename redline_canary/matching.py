@@ -18,11 +18,12 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from redline_canary.defaults import default
 from redline_canary.findings import Finding
 from redline_canary.publication import PublishedMarker
 from redline_canary.severity import SCALE
 
-DEFAULT_WINDOW = 4
+DEFAULT_WINDOW = int(default("--window"))
 CitesRule = Callable[[str, str], bool]
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from redline_canary.comments import Comment
+from redline_canary.defaults import default
 from redline_canary.profiles.base import Extraction, Profile
 
 FINAL_SIGNALS = ("done", "clean", "skipped", "error")
@@ -20,9 +21,9 @@ NO_TRACE = hashlib.sha256().hexdigest()  # the activity fingerprint of a reviewe
 
 @dataclass(frozen=True)
 class PollConfig:
-    interval: float = 30.0
-    stable_polls: int = 2
-    timeout: float = 40 * 60.0
+    interval: float = float(default("--poll-interval"))
+    stable_polls: int = int(default("--stable-polls"))
+    timeout: float = float(default("--timeout-minutes")) * 60
     # A trigger that may not have taken (a review request GitHub accepted but did not list,
     # or a trigger comment a vendor that always acknowledges has not answered): wait this
     # long for any trace of the reviewer, then end as `error`, not as a 40-minute silent.

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from redline_canary.defaults import default
 from redline_canary.findings import Finding
 from redline_canary.matching import DEFAULT_WINDOW, Assignment, CitesRule, assign
 from redline_canary.profiles.base import Extraction
@@ -20,7 +21,7 @@ from redline_canary.verdict import gate_score
 SCHEMA_VERSION = 1
 KINDS = ("seeded", "clean")
 OUTCOMES = ("scored", "silent", "error", "cancelled")
-DEFAULT_FLOOR = Severity.MAJOR
+DEFAULT_FLOOR = Severity.parse(str(default("--floor")))
 _Z95 = 1.959963984540054
 
 

@@ -11,9 +11,9 @@ from typing import Any
 from redline_canary import validate
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
+from redline_canary.defaults import BY_FLAG
 from redline_canary.errors import BadInput, mask, one_line
 from redline_canary.github_api import token_from_env
-from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import parse_floor
 from redline_canary.polling import PollConfig
 from redline_canary.profile_config import load_profiles_file
@@ -31,21 +31,16 @@ def register(sub: Any) -> None:
     add_target_options(p)
     p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
     p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
-    p.add_argument("--history", default="history/seed-scores.jsonl",
-                   help="append records here (default: %(default)s)")
     p.add_argument("--run-id", help="unique id of this run (default: GITHUB_RUN_ID or a timestamp)")
-    p.add_argument("--poll-interval", type=float, default=30.0, help="seconds between polls (30)")
-    p.add_argument("--stable-polls", type=int, default=2,
-                   help="unchanged polls that mean the reviewer is done (2)")
-    p.add_argument("--timeout-minutes", type=float, default=40.0,
-                   help="give up waiting after this long; no activity means silent (40)")
-    p.add_argument("--window", type=int, default=DEFAULT_WINDOW, help="line window for a match (4)")
-    p.add_argument("--floor", help="lowest severity that counts on the clean PR (MAJOR)")
+    for flag, kind in (("--history", str), ("--poll-interval", float), ("--stable-polls", int),
+                       ("--timeout-minutes", float), ("--window", int), ("--floor", str)):
+        d = BY_FLAG[flag]
+        p.add_argument(flag, type=kind, default=d.value, help=f"{d.help} (default: %(default)s)")
     p.add_argument("--min-recall", type=float, help="gate: fail below this recall")
     p.add_argument("--require-citation", action="store_true", help="gate: caught seeds must cite the rule")
-    p.add_argument("--confirm", type=int, default=1,
-                   help="re-runs of a seeded PR that missed a BLOCKER before it counts (1)")
-    p.add_argument("--parallel", type=int, default=4, help="targets at once (4)")
+    for flag in ("--confirm", "--parallel"):
+        d = BY_FLAG[flag]
+        p.add_argument(flag, type=int, default=d.value, help=f"{d.help} (default: %(default)s)")
     p.add_argument("--save-captures", help="keep every scored capture in this folder")
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--dry-run", action="store_true", help="print the plan; touch nothing")

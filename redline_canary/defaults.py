@@ -1,0 +1,40 @@
+"""Every tunable default of a run, in one table (in the manner of cibuildwheel's options).
+
+The table feeds the ``run`` flags (their help shows ``%(default)s``), the polling and
+matching defaults, and the composite action's inputs: ``tests/test_defaults.py`` checks
+``action.yml`` against it, so the CLI and the action cannot drift apart. Pure data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Default:
+    flag: str  # the CLI flag of `run`
+    value: float | int | str
+    help: str
+    action_input: str | None = None  # the action.yml input carrying it, if any
+
+    @property
+    def dest(self) -> str:
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+RUN_DEFAULTS: tuple[Default, ...] = (
+    Default("--poll-interval", 30.0, "seconds between polls", "poll-interval"),
+    Default("--stable-polls", 2, "unchanged polls that mean the reviewer is done", "stable-polls"),
+    Default("--timeout-minutes", 40.0, "give up waiting after this long; no activity means silent",
+            "timeout-minutes"),
+    Default("--window", 4, "line window for a match", "window"),
+    Default("--confirm", 1, "re-runs of a seeded PR that missed a BLOCKER before it counts", "confirm"),
+    Default("--parallel", 4, "targets at once"),
+    Default("--floor", "MAJOR", "lowest severity that counts on the clean PR"),
+    Default("--history", "history/seed-scores.jsonl", "append records here"),
+)
+BY_FLAG = {d.flag: d for d in RUN_DEFAULTS}
+
+
+def default(flag: str) -> float | int | str:
+    return BY_FLAG[flag].value

@@ -1,0 +1,31 @@
+"""One table of defaults: the run flags and the action's inputs agree with it."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from clirun import ROOT
+
+from redline_canary.cli import build_parser
+from redline_canary.defaults import RUN_DEFAULTS
+from redline_canary.polling import PollConfig
+
+
+def test_action_inputs_default_to_the_table() -> None:
+    inputs = yaml.safe_load((ROOT / "action.yml").read_text())["inputs"]
+    for d in RUN_DEFAULTS:
+        if d.action_input:
+            assert d.action_input in inputs, d.action_input
+            assert float(inputs[d.action_input]["default"]) == float(d.value), d.action_input
+
+
+def test_run_flags_default_to_the_table_and_say_so_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser()
+    args = parser.parse_args(["run", "--repo", "a/b", "--stack", "python"])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["run", "--help"])
+    helptext = "".join(capsys.readouterr().out.split())  # argparse wraps lines anywhere
+    for d in RUN_DEFAULTS:
+        assert getattr(args, d.dest) == d.value, d.flag
+        assert f"(default:{d.value})" in helptext, d.flag
+    assert PollConfig().interval == args.poll_interval and PollConfig().timeout == args.timeout_minutes * 60
