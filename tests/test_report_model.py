@@ -15,16 +15,15 @@ import jsonschema
 import pytest
 from clirun import ROOT
 
+from redline_canary.report_markdown import MARKDOWN_LIMIT, render_markdown
 from redline_canary.report_model import (
     ALWAYS_CAUGHT,
     INTERMITTENT,
-    MARKDOWN_LIMIT,
     NEVER_CAUGHT,
     NEWLY_MISSED,
     NONE,
     build_report,
     classify,
-    render_markdown,
     sign_test,
     to_json,
 )

@@ -18,7 +18,8 @@ from redline_canary.actions import commands_suspended
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.history import read_history
 from redline_canary.render import inert_line, json_text
-from redline_canary.report_model import build_report, render_markdown, to_json
+from redline_canary.report_markdown import render_markdown
+from redline_canary.report_model import build_report, to_json
 
 
 def register(sub: Any) -> None:
