@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import json
 import math
 import os
@@ -178,6 +179,11 @@ def _expected(kind: Kind) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=64)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"\$$", r"\\Z", pattern))
+
+
 def _check(value: Any, kind: Kind, key: str) -> tuple[str, str] | None:
     """(key path, what is wrong) for the first problem in ``value``, else None."""
     if kind.enum is not None:
@@ -200,7 +206,7 @@ def _check(value: Any, kind: Kind, key: str) -> tuple[str, str] | None:
             return key, "expected a non-empty string"
         # JSON Schema's "$" is the end of the string; Python's also matches before a final
         # newline, so it is read as \Z.
-        if kind.pattern is not None and not re.search(re.sub(r"\$$", r"\\Z", kind.pattern), value):
+        if kind.pattern is not None and not _pattern(kind.pattern).search(value):
             return key, f"expected a string matching {kind.pattern}, got {_shown(value)}"
     elif got == "array":
         if (kind.min_items is not None and len(value) < kind.min_items) or (
@@ -217,12 +223,11 @@ def _check(value: Any, kind: Kind, key: str) -> tuple[str, str] | None:
                 return f"{key}.{name}", "required key missing"
         for name, item in value.items():
             sub = kind.properties.get(name) or kind.values
-            shown = inert_line(name)[:40]  # a key name is record text too: it is quoted in messages
             if sub is None:
                 if kind.closed:
-                    return f"{key}.{shown}", "unknown key"
+                    return f"{key}.{name}", "unknown key"
                 continue
-            problem = _check(item, sub, f"{key}.{shown}")
+            problem = _check(item, sub, f"{key}.{name}")
             if problem:
                 return problem
     return None
@@ -235,7 +240,9 @@ def record_problem(record: Any) -> tuple[str, str] | None:
         if key in record:
             problem = _check(record[key], kind, key)
             if problem:
-                return problem
+                # Key names are record text too: the path is quoted in messages, so it is made
+                # inert here, once, rather than for every key of every record read.
+                return inert_line(problem[0])[:160], problem[1]
     return None
 
 
