@@ -106,7 +106,7 @@ class GitHubClient:
         self.policy = policy or RetryPolicy(clock=self.clock, scale=scale)
         self.pacer = pacer or Pacer(self.clock)
         self._http = httpx.Client(
-            base_url=self.api_url, timeout=timeout * scale, follow_redirects=False,
+            base_url=self.api_url, timeout=max(timeout * scale, min(timeout, 1.0)), follow_redirects=False,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
                      "X-GitHub-Api-Version": "2022-11-28",
                      "User-Agent": f"redline-canary/{__version__}"},

@@ -53,7 +53,7 @@ TRANSIENT_FAULTS: dict[str, dict[str, Any]] = {
     "one-502": {"status": 502, "times": 1},
     "one-drop": {"drop": True, "times": 1},
     "retry-after-2-twice": {"status": 403, "headers": {"retry-after": "2"}, "times": 2},
-    "one-slow": {"delay": 0.6, "times": 1},  # the client's timeout is 0.3 s in test mode
+    "one-slow": {"delay": 1.5, "times": 1},  # the client's timeout is 1 s in test mode
     "one-malformed-200": {"status": 200, "body": "{not json", "times": 1},
 }
 ALWAYS_500 = {"status": 500, "times": None}
