@@ -241,6 +241,8 @@ def _twin_problems(corpus: CorpusData, seeded: StackView, clean: StackView) -> l
     for rel in sorted(seeded_files & clean_files):
         if rel not in seeded.parsed or rel not in clean.parsed:
             continue
+        if seeded.parsed[rel].leaks or clean.parsed[rel].leaks:
+            continue  # already a problem; such a file cannot be published blind
         s_pub = publish_file(seeded.parsed[rel], "blind", "", True)
         c_pub = publish_file(clean.parsed[rel], "blind", "", True)
         s_lines = s_pub.text.splitlines()

@@ -52,6 +52,10 @@ _SEED = re.compile(
 )
 _BORDERLINE = re.compile(r"^BORDERLINE\s+(?P<n>\d+)\s+(?P<reason>\S.*)$")
 _KEYWORD = re.compile(r"^(SEED|BORDERLINE)\b")
+# Text shaped like a marker anywhere on a line: if it is not a marker comment this file's
+# language has (an HTML comment inside a TypeScript template string, say), blind mode
+# would push it to the reviewer verbatim and leak the answer key.
+MARKER_SHAPED = re.compile(r"\b(?:SEED|BORDERLINE)\s+\d+")
 
 
 def openers_for(path: str) -> tuple[str, ...]:
@@ -111,6 +115,7 @@ class ParsedFile:
     # line number -> span of the marker comment on it, and whether code precedes it
     marker_spans: dict[int, tuple[CommentSpan, bool]] = field(default_factory=dict)
     code_lines: frozenset[int] = frozenset()
+    leaks: set[int] = field(default_factory=set)  # lines with marker-shaped text no marker comment holds
 
     def seeds_only(self) -> list[Marker]:
         return [m for m in self.markers if m.kind == "seed"]
@@ -181,6 +186,15 @@ def parse_file(path: str, text: str) -> ParsedFile:
     pending: list[tuple[int, re.Match[str], str]] = []
     for number, line in enumerate(lines, start=1):
         found = _find_marker_comment(line, openers)
+        rest = line if found is None else line[: found[1].start] + line[found[1].end:]
+        leak = MARKER_SHAPED.search(rest)
+        if leak:
+            parsed.leaks.add(number)
+            parsed.problems.append(Problem(
+                path, number,
+                f"text shaped like a marker ({leak.group(0)!r}) is not a marker comment of this file's language "
+                f"(comments here open with {' '.join(openers)}): blind mode would push it to the reviewer",
+            ))
         if found is None:
             continue
         _opener, span, text_ = found

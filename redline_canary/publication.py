@@ -66,6 +66,9 @@ def publish_file(parsed: ParsedFile, mode: str, prefix: str, trailing_newline: b
         return PublishedFile(parsed.path, path, text, {n: n for n in range(1, len(parsed.lines) + 1)})
     if mode != "blind":
         raise ValueError(f"unknown mode {mode!r} (expected blind or marked)")
+    if parsed.leaks:  # lint refuses such a corpus first; this keeps blind mode blind regardless
+        raise ValueError(f"{parsed.path}:{min(parsed.leaks)}: marker-shaped text that is not a marker comment "
+                         "would reach the reviewer in blind mode (run `redline-canary corpus lint`)")
     dropped = _header_lines(parsed)
     out: list[str] = []
     line_map: dict[int, int] = {}

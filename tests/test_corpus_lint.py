@@ -124,3 +124,34 @@ def test_byte_code_caches_of_an_installed_corpus_are_not_corpus(corpus: Path) ->
         (cache / "app.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00\x00binary")
     code, out = lint(corpus)
     assert code == 0, out
+
+
+ANGULAR = '''import { Component } from "@angular/core";
+
+@Component({
+  selector: "app-bio",
+  template: `
+    <!-- SEED 9 [BLOCKER] (core/xss) the bio is bound as raw HTML -->
+    <div [innerHTML]="bio"></div>
+  `,
+})
+export class BioComponent {
+  bio = "";
+}
+'''
+
+
+def test_marker_text_the_language_cannot_hold_is_a_lint_error_and_never_pushed(corpus: Path) -> None:
+    # Redline's corpora put HTML-comment markers in Angular inline templates: in a .ts file
+    # they are not comments, so they were silently not parsed and pushed verbatim (the key leaked).
+    for kind in ("seeded", "clean"):
+        (corpus / kind / "mini" / "web" / "bio.component.ts").write_text(
+            ANGULAR if kind == "seeded" else ANGULAR.replace("    <!-- SEED 9 [BLOCKER] (core/xss) the bio is "
+                                                             "bound as raw HTML -->\n", ""))
+    code, lines = lint(corpus)
+    assert code == 2
+    assert any(line.endswith("seeded/mini/web/bio.component.ts:6: text shaped like a marker ('SEED 9') is not a "
+                             "marker comment of this file's language (comments here open with // /*): blind mode "
+                             "would push it to the reviewer") for line in lines), lines
+    run = cli("run", "--dry-run", "--repo", "acme/canary", "--stack", "mini", "--corpus", str(corpus))
+    assert run.returncode == 2 and "bio.component.ts:6" in run.stderr, run.stderr

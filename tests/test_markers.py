@@ -102,6 +102,16 @@ def test_marker_without_code_below_is_an_error() -> None:
     assert [str(p) for p in parsed.problems] == ["a.py:2: marker has no code below it to anchor to"]
 
 
-def test_hash_in_a_javascript_string_is_not_a_comment() -> None:
+def test_hash_in_a_javascript_string_is_not_a_comment_but_is_refused_as_a_leak() -> None:
+    # Not a marker (a `#` in JavaScript opens no comment), and since blind mode would push
+    # that text to the reviewer as it stands, lint refuses it (DESIGN §3).
     parsed = parse_file("a.js", 'const s = "# SEED 1 [MAJOR] (core/x-y) not a marker";\n')
-    assert parsed.markers == [] and parsed.problems == []
+    assert parsed.markers == [] and parsed.leaks == {1}
+    assert [p.line for p in parsed.problems] == [1] and "blind mode would push it" in parsed.problems[0].message
+
+
+def test_a_marker_comment_may_mention_another_seed_but_code_may_not() -> None:
+    ok = parse_file("a.py", "x = 1  # SEED 1 [MAJOR] (core/x-y) same flaw as SEED 2\n")
+    assert [m.n for m in ok.markers] == [1] and ok.problems == [] and not ok.leaks
+    bad = parse_file("a.py", 'x = "SEED 2"  # SEED 1 [MAJOR] (core/x-y) a flaw\n')
+    assert [m.n for m in bad.markers] == [1] and bad.leaks == {1}
