@@ -19,7 +19,7 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -51,7 +51,7 @@ MAX_REDIRECTS = 3
 T = TypeVar("T")
 
 
-def token_from_env(environ: dict[str, str] | None = None) -> str:
+def token_from_env(environ: Mapping[str, str] | None = None) -> str:
     env = os.environ if environ is None else environ
     for var in TOKEN_VARS:
         value = env.get(var, "").strip()

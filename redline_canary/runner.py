@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -198,10 +198,12 @@ def summary_table(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def default_run_id() -> str:
-    run = os.environ.get("GITHUB_RUN_ID")
+def default_run_id(env: Mapping[str, str] | None = None) -> str:
+    """``GITHUB_RUN_ID-GITHUB_RUN_ATTEMPT`` on Actions, else a UTC timestamp."""
+    env = os.environ if env is None else env
+    run = env.get("GITHUB_RUN_ID")
     if run:
-        return f"{run}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
+        return f"{run}-{env.get('GITHUB_RUN_ATTEMPT', '1')}"
     from redline_canary.clock import utc_now_iso
 
     return "local-" + utc_now_iso().replace(":", "").replace("-", "").lower()

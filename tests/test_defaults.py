@@ -29,3 +29,24 @@ def test_run_flags_default_to_the_table_and_say_so_in_help(capsys: pytest.Captur
         assert getattr(args, d.dest) == d.value, d.flag
         assert f"(default:{d.value})" in helptext, d.flag
     assert PollConfig().interval == args.poll_interval and PollConfig().timeout == args.timeout_minutes * 60
+
+
+def test_run_options_come_from_flags_and_an_env_mapping_never_os_environ(
+    monkeypatch: pytest.MonkeyPatch, mini_corpus: object,
+) -> None:
+    import io
+    import json
+
+    from redline_canary.commands.run import RunOptions, run
+
+    monkeypatch.delenv("CANARY_TARGETS", raising=False)
+    monkeypatch.delenv("GITHUB_RUN_ID", raising=False)
+    env = {"CANARY_TARGETS": json.dumps([{"repo": "acme/canary-mini", "stack": "mini"}]),
+           "GITHUB_RUN_ID": "77", "GITHUB_RUN_ATTEMPT": "2", "GITHUB_TOKEN": "sandbox-secret-value-1234"}
+    args = build_parser().parse_args(["run", "--corpus", str(mini_corpus), "--dry-run"])
+    options = RunOptions.from_args(args, env)
+    assert [t.repo for t in options.targets] == ["acme/canary-mini"] and options.cycle.run_id == "77-2"
+    assert "sandbox-secret-value-1234" not in repr(options)
+    out = io.StringIO()
+    assert run(options, out=out, err=io.StringIO()) == 0
+    assert "run 77-2: 1 target(s), nothing will be touched" in out.getvalue()

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from redline_canary import validate
 from redline_canary.corpus import load_corpus, require_stack
+from redline_canary.corpus_model import CorpusData
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
 from redline_canary.defaults import BY_FLAG
 from redline_canary.errors import BadInput, mask, one_line
@@ -59,7 +62,7 @@ def add_target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prefix", help="single target: folder to push the corpus under")
 
 
-def resolve_targets(args: argparse.Namespace, corpus: Any) -> list[Target]:
+def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str] | None = None) -> list[Target]:
     """Targets from the flags, --targets or CANARY_TARGETS, validated before any request."""
     extra = sorted(load_profiles_file(args.profiles)) if getattr(args, "profiles", None) else []
     if args.repo or args.stack:
@@ -81,8 +84,8 @@ def resolve_targets(args: argparse.Namespace, corpus: Any) -> list[Target]:
         return parse_targets([item], "command line", corpus, extra)
     if args.targets:
         text, source = read_targets_arg(args.targets)
-    elif os.environ.get("CANARY_TARGETS", "").strip():
-        text, source = os.environ["CANARY_TARGETS"], "CANARY_TARGETS"
+    elif (env if env is not None else os.environ).get("CANARY_TARGETS", "").strip():
+        text, source = (env if env is not None else os.environ)["CANARY_TARGETS"], "CANARY_TARGETS"
     else:
         raise BadInput("no targets: give --targets, --repo with --stack, or set CANARY_TARGETS")
     return parse_targets(load_targets_text(text, source), source, corpus, extra)
@@ -107,40 +110,66 @@ def check_run_options(args: argparse.Namespace) -> None:
         validate.output_dir(args.save_captures, "--save-captures")
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything one ``run`` needs, read once from the flags and the environment and
+    validated, so the rest of the command never looks at ``argparse`` or ``os.environ``."""
+
+    targets: tuple[Target, ...]
+    corpus: CorpusData
+    cycle: CycleOptions
+    api_url: str | None
+    history: Path | None
+    parallel: int
+    dry_run: bool
+    json: bool
+    env: Mapping[str, str] = field(repr=False)  # holds the token: never in a repr
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> RunOptions:
+        check_run_options(args)
+        corpus = load_corpus(args.corpus)
+        targets = resolve_targets(args, corpus, env)
+        for stack in sorted({t.stack for t in targets}):
+            require_stack(corpus, stack)
+        cycle = CycleOptions(
+            run_id=args.run_id or default_run_id(env),
+            poll=PollConfig(args.poll_interval, args.stable_polls, args.timeout_minutes * 60),
+            window=args.window, floor=parse_floor(args.floor),
+            gate=GateOptions(args.min_recall, args.require_citation), confirm=args.confirm,
+            save_captures=Path(args.save_captures) if args.save_captures else None,
+            profiles_file=args.profiles,
+        )
+        return cls(tuple(targets), corpus, cycle, args.api_url, Path(args.history) if args.history else None,
+                   args.parallel, args.dry_run, args.json, env)
+
+
 def run_run(args: argparse.Namespace) -> int:
-    check_run_options(args)
-    corpus = load_corpus(args.corpus)
-    targets = resolve_targets(args, corpus)
-    for stack in sorted({t.stack for t in targets}):
-        require_stack(corpus, stack)
-    run_id = args.run_id or default_run_id()
-    options = CycleOptions(
-        run_id=run_id,
-        poll=PollConfig(args.poll_interval, args.stable_polls, args.timeout_minutes * 60),
-        window=args.window, floor=parse_floor(args.floor),
-        gate=GateOptions(args.min_recall, args.require_citation), confirm=args.confirm,
-        save_captures=Path(args.save_captures) if args.save_captures else None,
-        profiles_file=args.profiles,
-    )
-    if args.dry_run:
-        print(f"run {run_id}: {len(targets)} target(s), nothing will be touched")
+    return run(RunOptions.from_args(args, os.environ), out=sys.stdout, err=sys.stderr)
+
+
+def run(options: RunOptions, *, out: TextIO, err: TextIO) -> int:
+    """The command itself: plan, or run every target and print one summary."""
+    run_id = options.cycle.run_id
+    targets = list(options.targets)
+    if options.dry_run:
+        print(f"run {run_id}: {len(targets)} target(s), nothing will be touched", file=out)
         for t in targets:
             for kind in ("seeded", "clean"):
                 print(f"  {t.repo}: {t.stack}/{kind} via {t.reviewer} ({t.mode}) -> branch "
-                      f"{branch_name(BRANCH_PREFIX, run_id, t.stack, kind, 1)}, label {LABEL}")
+                      f"{branch_name(BRANCH_PREFIX, run_id, t.stack, kind, 1)}, label {LABEL}", file=out)
         return 0
-    api_url = args.api_url
-    token = token_from_env()
-    history = Path(args.history) if args.history else None
-    result = run_targets(targets, corpus, options, token=token, api_url=api_url,
-                         parallel=args.parallel, history=history)
-    if args.json:
+    token = token_from_env(options.env)
+    history = options.history
+    result = run_targets(targets, options.corpus, options.cycle, token=token, api_url=options.api_url,
+                         parallel=options.parallel, history=history)
+    if options.json:
         for r in result.records:
-            print(json_text(r, indent=None))
+            print(json_text(r, indent=None), file=out)
     else:
-        print(summary_table(result.records) if result.records else "no records")
+        print(summary_table(result.records) if result.records else "no records", file=out)
         for target, exc in result.failures:
-            print(f"{target.label}: {one_line(mask(str(exc)))}", file=sys.stderr)
+            print(f"{target.label}: {one_line(mask(str(exc)))}", file=err)
         if history:
-            print(f"history: {len(result.records)} record(s) appended to {history}")
+            print(f"history: {len(result.records)} record(s) appended to {history}", file=out)
     return result.exit_code
