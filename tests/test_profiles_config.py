@@ -103,3 +103,11 @@ def test_bad_file_is_bad_input_naming_file_and_key(tmp_path: Path, text: str, me
 def test_missing_file_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="profiles file not found"):
         load_profile("redline", (), str(tmp_path / "nope.yml"))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROFILES.items() if p.labels))
+def test_a_profiles_labels_table_names_exactly_the_levels_its_patterns_give(name: str) -> None:
+    # `profile list` shows the labels; they are written beside the patterns they describe,
+    # so this keeps the two from drifting apart (a level a pattern gives but the table omits).
+    profile = PROFILES[name]
+    assert {s for s, _ in profile.labels if s is not None} == {s for _p, s in profile.severity_patterns}
