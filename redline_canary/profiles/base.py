@@ -11,6 +11,7 @@ into findings. Pure.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -367,8 +368,7 @@ class Profile:
 
     def copy(self, **changes: Any) -> Profile:
         """A copy with some attributes overridden (``--login``, YAML overrides)."""
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
+        clone = copy.copy(self)
         for key, value in changes.items():
             if not hasattr(self, key):
                 raise AttributeError(f"profile has no setting {key!r}")
