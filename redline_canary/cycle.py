@@ -202,26 +202,39 @@ class TargetCycle:
         config = self.options.poll
         while True:
             for pr in prs:
-                assert pr.poll is not None and pr.number is not None
+                assert pr.poll is not None
                 if pr.poll.verdict:
                     continue
-                self.client.poll(self.target.repo, pr.number, pr.states,
-                                 reactions=self.profile.reads_reactions,
-                                 head_sha=pr.head_sha if self.profile.reads_check_runs else None,
-                                 trigger_comment=pr.trigger_comment if pr.poll.unconfirmed else None)
-                if pr.poll.unconfirmed and self._reacted_to_trigger(pr):
-                    pr.poll.unconfirmed = None
-                capture = self._capture(pr)
-                comments = comments_from_capture(capture)
-                extraction = self.profile.extract(comments)
-                before = (pr.poll.activity, pr.poll.stable)
-                observe(pr.poll, config, self.clock.now(),
-                        activity_fingerprint(comments, self.profile), extraction)
-                if (pr.poll.activity, pr.poll.stable) != before or pr.poll.verdict:
+                if self._poll_once(pr) == "done":
+                    # One poll reads the channels one after another: a review posted just
+                    # before its "done" check run can land between the two reads. Anything
+                    # posted before the signal is visible to a read that starts after it, so
+                    # read everything once more before the verdict stands.
+                    pr.poll.verdict = pr.poll.finished_at = None
+                    self._poll_once(pr)
+                if pr.poll.verdict is not None:
                     self.progress(self._label(pr), describe(pr.poll, config, self.clock.now()))
             if all(pr.poll and pr.poll.verdict for pr in prs):
                 return
             self.clock.sleep(config.interval)
+
+    def _poll_once(self, pr: OpenPR) -> str | None:
+        """One conditional read of every channel, then the polling decision; the verdict."""
+        assert pr.poll is not None and pr.number is not None
+        config = self.options.poll
+        self.client.poll(self.target.repo, pr.number, pr.states,
+                         reactions=self.profile.reads_reactions,
+                         head_sha=pr.head_sha if self.profile.reads_check_runs else None,
+                         trigger_comment=pr.trigger_comment if pr.poll.unconfirmed else None)
+        if pr.poll.unconfirmed and self._reacted_to_trigger(pr):
+            pr.poll.unconfirmed = None
+        comments = comments_from_capture(self._capture(pr))
+        extraction = self.profile.extract(comments)
+        before = (pr.poll.activity, pr.poll.stable)
+        observe(pr.poll, config, self.clock.now(), activity_fingerprint(comments, self.profile), extraction)
+        if (pr.poll.activity, pr.poll.stable) != before and not pr.poll.verdict:
+            self.progress(self._label(pr), describe(pr.poll, config, self.clock.now()))
+        return pr.poll.verdict
 
     def _score(self, pr: OpenPR, outcome: str | None = None, *, comments: bool = True) -> dict[str, Any]:
         t = self.target

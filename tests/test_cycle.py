@@ -422,3 +422,17 @@ def test_bugbot_finished_check_run_makes_a_quiet_clean_pr_clean_not_silent(sb: S
     # finished by the check run's done signal, long before 50 stable polls
     assert all(r["timings"]["polls"] < 50 for r in records)
     assert code == 1
+
+
+def test_a_review_posted_just_before_its_done_check_run_is_not_missed(sb: Sandbox, tmp_path: Path) -> None:
+    # One poll reads the channels one after another. Hold the first check-run read back so
+    # the review and the "done" check run both land between the comment reads and it: the
+    # done signal must not end the PR on comments read before the review arrived.
+    from redline_canary.sandbox import Identity
+
+    sb.attach_reviewer(REPO, _QuietBugbot([], identity=Identity("cursor[bot]", 206951365), latency=0.05))
+    sb.inject_fault("GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", delay=0.6, times=1)
+    _code, records, out = run_cli(sb, tmp_path, "--reviewer", "bugbot", "--confirm", "0",
+                                 "--poll-interval", "0.05", "--stable-polls", "50")
+    seeded = next(r for r in records if r["kind"] == "seeded")
+    assert seeded["outcome"] == "scored" and [s["n"] for s in seeded["caught_seeds"]] == [2], out
