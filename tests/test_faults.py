@@ -202,9 +202,10 @@ def test_a_secondary_limit_without_retry_after_waits_a_minute(
 def test_the_matrix_covers_every_route_a_cycle_calls(
     sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], fast_retries: None,
 ) -> None:
-    run_cycle(sandbox, tmp_path, capsys)
+    cell = run_cycle(sandbox, tmp_path, capsys)
     called = {(r.method, r.route) for r in sandbox.requests}
     assert called == set(CYCLE_ROUTES)
+    assert_promises(cell, 0)
 
 
 # --- GitHub behaviours recordings rarely show ------------------------------------------------
