@@ -137,6 +137,26 @@ def publish(
     return files, markers
 
 
+def export_key(
+    stack: str, kind: str, mode: str, fp: str, markers: list[PublishedMarker]
+) -> dict[str, Any]:
+    """The private answer key of one exported PR: every marker where the reviewer sees it."""
+    return {
+        "stack": stack, "kind": kind, "mode": mode, "corpus_fingerprint": fp,
+        "markers": [
+            {
+                "kind": p.marker.kind, "n": p.marker.n, "path": p.path, "line": p.line,
+                "end_line": p.end_line, "corpus_path": p.marker.path,
+                "corpus_line": p.marker.anchor_line,
+                "severity": p.marker.severity.name if p.marker.kind == "seed" else None,
+                "rule": p.marker.rule or None, "symbol": p.marker.symbol,
+                "description": p.marker.description,
+            }
+            for p in sorted(markers, key=lambda p: (p.path, p.line, p.marker.kind, p.marker.n))
+        ],
+    }
+
+
 def fingerprint(corpus: CorpusData, stack: str) -> str:
     """sha256 over sorted (relative path, bytes) of both kinds plus the cited rules."""
     digest = hashlib.sha256()

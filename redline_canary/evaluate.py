@@ -6,14 +6,15 @@ in CI and one recomputed later from the saved capture are the same number.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from redline_canary.capture import comments_from_capture
 from redline_canary.corpus_model import CorpusData, fingerprint, publish
-from redline_canary.matching import DEFAULT_WINDOW
-from redline_canary.profiles.base import Profile
+from redline_canary.findings import Finding
+from redline_canary.matching import DEFAULT_WINDOW, CitesRule
+from redline_canary.profiles.base import Extraction, Profile, cite_rule
 from redline_canary.scoring import (
     DEFAULT_FLOOR,
     GateOptions,
@@ -44,21 +45,46 @@ def evaluate(
     outcome: str | None = None,
 ) -> tuple[Score, dict[str, Any]]:
     """Score one captured PR and build its record (``meta`` supplies identity and clock)."""
-    _files, markers = publish(corpus, settings.stack, settings.kind, settings.mode, settings.prefix)
     extraction = profile.extract(comments_from_capture(capture))
+    return _evaluate(extraction, corpus, settings, profile.name, profile.cites, meta, outcome)
+
+
+def evaluate_findings(
+    findings: Sequence[Finding],
+    corpus: CorpusData,
+    settings: ScoreSettings,
+    reviewer: str,
+    meta: Mapping[str, Any],
+) -> tuple[Score, dict[str, Any]]:
+    """Score a review given as a findings list (``score --findings``): the list *is* the
+    review, so an empty list is a review that found nothing, not silence."""
+    extraction = Extraction(findings=list(findings), activity=max(1, len(findings)))
+    return _evaluate(extraction, corpus, settings, reviewer, cite_rule, meta, None)
+
+
+def _evaluate(
+    extraction: Extraction,
+    corpus: CorpusData,
+    settings: ScoreSettings,
+    reviewer: str,
+    cites: CitesRule,
+    meta: Mapping[str, Any],
+    outcome: str | None,
+) -> tuple[Score, dict[str, Any]]:
+    _files, markers = publish(corpus, settings.stack, settings.kind, settings.mode, settings.prefix)
     score = score_pr(
         kind=settings.kind,
         markers=markers,
         extraction=extraction,
         window=settings.window,
         floor=settings.floor,
-        cites=profile.cites,
+        cites=cites,
         gate=settings.gate,
         outcome=outcome,
     )
     full_meta = dict(meta)
     full_meta.setdefault("stack", settings.stack)
     full_meta.setdefault("mode", settings.mode)
-    full_meta.setdefault("reviewer", profile.name)
+    full_meta.setdefault("reviewer", reviewer)
     full_meta.setdefault("corpus_fingerprint", fingerprint(corpus, settings.stack))
     return score, build_record(score, full_meta)

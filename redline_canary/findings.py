@@ -21,6 +21,18 @@ class Finding:
     login: str
     source: str = "inline"  # inline | summary
     line_scoped: bool = True  # False: LEFT side or file-level, only structural matches
+    url: str = ""  # where a reader finds the comment (html_url)
+    word: str = ""  # the vendor's own severity word, as written ("🔴 Critical", "high")
+    rule: str = ""  # a rule id the reviewer named in a structured field (findings files, SARIF)
+
+    @property
+    def channel(self) -> str:
+        return self.key.split(":", 1)[0]
+
+    @property
+    def comment_id(self) -> int | None:
+        tail = self.key.split(":", 1)[-1].split("#", 1)[0]
+        return int(tail) if tail.isdigit() else None
 
     def sort_key(self) -> tuple[str, int, int, int, str, str]:
         """Canonical order so results never depend on the order of the capture."""

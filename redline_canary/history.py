@@ -90,12 +90,26 @@ RATE = _k("number", "null", minimum=0, maximum=1)
 CI = _k("array", "null", items=_k("number", minimum=0, maximum=1), min_items=2, max_items=2)
 _SEV_ROW = _k("object", required=("markers", "caught", "undercalled", "missed"),
               properties={k: COUNT for k in ("markers", "caught", "undercalled", "missed")})
+_EVIDENCE = _k("object", properties={
+    "comment_id": _k("integer", "null"), "channel": _k("string"), "source": _k("string"),
+    "url": _k("string"), "path": _k("string", "null"), "line": _k("integer", "null"),
+    "end_line": _k("integer", "null"), "severity": _k("string", "null"), "word": _k("string"),
+    "distance": _k("integer", minimum=0), "cited": _k("boolean"), "excerpt": _k("string"),
+})
 _SEED = _k("object", required=("n", "path", "line", "severity", "rule"), properties={
     "n": _k("integer", minimum=1), "path": _k("string"), "line": _k("integer"),
-    "pushed_path": _k("string"), "pushed_line": _k("integer", "null"), "severity": _k(enum=SEVERITIES),
+    "lines": _k("integer", minimum=1), "pushed_path": _k("string"), "pushed_line": _k("integer", "null"),
+    "pushed_end_line": _k("integer", "null"), "severity": _k(enum=SEVERITIES),
     "rule": _k("string"), "symbol": _k("string", "null"), "description": _k("string"),
+    "evidence": _EVIDENCE,
 })
 SEEDS = _k("array", items=_SEED)
+_UNMATCHED = _k("object", properties={
+    "class": _k(enum=("noise", "duplicate", "borderline")), "comment_id": _k("integer", "null"),
+    "channel": _k("string"), "source": _k("string"), "url": _k("string"), "path": _k("string", "null"),
+    "line": _k("integer", "null"), "end_line": _k("integer", "null"), "severity": _k("string", "null"),
+    "word": _k("string"), "excerpt": _k("string"),
+})
 
 FIELDS: dict[str, Kind] = {
     "schema": _k("integer", minimum=1),  # the schema file says const 1; later versions must read too
@@ -118,10 +132,13 @@ FIELDS: dict[str, Kind] = {
     "recall_ci95": CI,
     "blocker_recall": RATE,
     "blocker_recall_ci95": CI,
+    "blocker_found": RATE,
+    "blocker_found_ci95": CI,
     "by_severity": _k("object", properties={s: _SEV_ROW for s in SEVERITIES}, closed=True),
     "caught_seeds": SEEDS,
     "undercalled_seeds": SEEDS,
     "missed_seeds": SEEDS,
+    "unmatched_findings": _k("array", items=_UNMATCHED),
     "clean_false_positives": _k("integer", "null", minimum=0),
     "clean_findings_below_floor": _k("integer", "null", minimum=0),
     "gate": _k("object", required=("passed", "reasons"),
@@ -247,6 +264,24 @@ def record_problem(record: Any) -> tuple[str, str] | None:
 
 
 # --------------------------------------------------------------------------- reading
+
+CURRENT_SCHEMA = 2
+
+
+def upgrade(record: dict[str, Any]) -> dict[str, Any]:
+    """An older record in today's shape, so no reader needs to know history's versions.
+
+    Schema 1 had no ``blocker_found``: it is what ``by_severity`` already says (BLOCKER
+    markers caught or undercalled). The line on disk is never touched: this is a view.
+    """
+    if record.get("schema", 1) >= CURRENT_SCHEMA or "blocker_found" in record:
+        return record
+    row = record["by_severity"].get("BLOCKER") if isinstance(record.get("by_severity"), dict) else None
+    found: float | None = None
+    if (record.get("kind") == "seeded" and record.get("outcome") == "scored" and row and row.get("markers")):
+        found = round((row["caught"] + row["undercalled"]) / row["markers"], 4)
+    return {**record, "blocker_found": found}
+
 
 
 @dataclass(frozen=True)
@@ -376,7 +411,7 @@ def read_history(path: Path | str, *, what: str = "history") -> HistoryRead:
                     out.malformed.append(Malformed(number, key, reason, run_id if isinstance(run_id, str) else None))
                     out.corrupt.append((number, f"{key}: {reason}"))
                     continue
-                out.records.append(record)
+                out.records.append(upgrade(record))
     except OSError as exc:
         raise BadInput(f"{p}: cannot read {what} ({exc.strerror or exc.__class__.__name__})") from None
     return out

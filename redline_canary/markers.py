@@ -48,8 +48,10 @@ RULE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)+$")
 _SEED = re.compile(
     r"^SEED\s+(?P<n>\d+)\s+\[(?P<sev>[A-Za-z]+)\]\s+\((?P<rule>[^()\s]+)\)"
     r"(?:\s+\{symbol:\s*(?P<symbol>[A-Za-z_$][\w$.]*)\s*\})?"
+    r"(?:\s+\{lines:\s*(?P<lines>\d+)\s*\})?"
     r"\s+(?P<desc>\S.*)$"
 )
+MAX_EXTENT = 60  # a defect longer than this is a structural one: name its symbol instead
 _BORDERLINE = re.compile(r"^BORDERLINE\s+(?P<n>\d+)\s+(?P<reason>\S.*)$")
 _KEYWORD = re.compile(r"^(SEED|BORDERLINE)\b")
 # Text shaped like a marker anywhere on a line: if it is not a marker comment this file's
@@ -80,6 +82,12 @@ class Marker:
     rule: str = ""
     symbol: str | None = None
     description: str = ""
+    lines: int = 1  # the extent: the anchor line and the lines - 1 below it
+
+    @property
+    def last_line(self) -> int:
+        """The corpus line the extent ends on."""
+        return self.anchor_line + self.lines - 1
 
     @property
     def structural(self) -> bool:
@@ -207,7 +215,7 @@ def parse_file(path: str, text: str) -> ParsedFile:
             parsed.problems.append(Problem(
                 path, number,
                 "bad marker grammar: expected 'SEED <n> [<SEVERITY>] (<rule-id>) "
-                "[{symbol: <Name>}] <description>' or 'BORDERLINE <n> <reason>'",
+                "[{symbol: <Name>}] [{lines: <k>}] <description>' or 'BORDERLINE <n> <reason>'",
             ))
             continue
         pending.append((number, match, "seed" if seed else "borderline"))
@@ -221,8 +229,31 @@ def parse_file(path: str, text: str) -> ParsedFile:
         if anchor is None:
             parsed.problems.append(Problem(path, number, "marker has no code below it to anchor to"))
             continue
-        parsed.markers.append(replace(marker, anchor_line=anchor))
+        marker = replace(marker, anchor_line=anchor)
+        if not _extent_fits(marker, parsed, number):
+            continue
+        parsed.markers.append(marker)
     return parsed
+
+
+def _extent_fits(marker: Marker, parsed: ParsedFile, number: int) -> bool:
+    """An extent stays inside the file and does not run over another marker's comment line."""
+    if marker.lines == 1:
+        return True
+    if marker.last_line > len(parsed.lines):
+        parsed.problems.append(Problem(
+            parsed.path, number,
+            f"{{lines: {marker.lines}}} runs past the end of the file (anchor line {marker.anchor_line}, "
+            f"{len(parsed.lines)} lines)"))
+        return False
+    for line in range(marker.anchor_line + 1, marker.last_line + 1):
+        if line in parsed.marker_spans:
+            parsed.problems.append(Problem(
+                parsed.path, number,
+                f"{{lines: {marker.lines}}} runs into the marker comment on line {line}: end the extent "
+                "before it or move that marker"))
+            return False
+    return True
 
 
 def _marker_fields(
@@ -248,5 +279,13 @@ def _marker_fields(
     if not RULE_ID.match(rule):
         problems.append(Problem(path, number, f"malformed rule id {rule!r}"))
         return None
+    extent = int(match["lines"]) if match["lines"] is not None else 1
+    if extent < 1:
+        problems.append(Problem(path, number, "{lines: k} needs k >= 1"))
+        return None
+    if extent > MAX_EXTENT:
+        problems.append(Problem(path, number, f"{{lines: {extent}}} is more than {MAX_EXTENT} lines: "
+                                              "mark the lines the defect occupies, not a whole file"))
+        return None
     return Marker("seed", n, path, number, 0, severity, rule, match["symbol"],
-                  match["desc"].strip())
+                  match["desc"].strip(), extent)

@@ -1,7 +1,9 @@
 """The one-to-one assignment of findings to markers (DESIGN §6). Pure and exact.
 
-The objective is lexicographic: caught pairs, then caught pairs by marker severity
-(BLOCKER first), then all pairs, then pairs citing the rule, then least total distance.
+The objective is lexicographic: caught pairs, then caught pairs citing the marker's rule
+(a citation says which defect a finding is about, so it outranks any preference between
+defects), then caught pairs by marker severity (BLOCKER first), then all pairs, then least
+total distance to the markers' extents.
 Each level is folded into one integer weight per edge with a base larger than anything
 the lower levels can sum to, so a maximum-weight matching *is* the lexicographic optimum.
 The graph splits into small components (markers linked by a shared eligible finding);
@@ -44,10 +46,12 @@ class Assignment:
     noise: list[Finding]
 
 
-def distance(start: int, end: int, line: int) -> int:
-    if start <= line <= end:
+def distance(start: int, end: int, line: int, last: int | None = None) -> int:
+    """Lines between a finding's range and a marker's extent ``[line, last]``; 0 if they overlap."""
+    last = line if last is None else last
+    if start <= last and line <= end:
         return 0
-    return min(abs(start - line), abs(end - line))
+    return line - end if end < line else start - last
 
 
 def names_symbol(body: str, symbol: str) -> bool:
@@ -63,6 +67,7 @@ class _PathIndex:
             by_path[m.path].append(m)
         self.by_path = {p: sorted(ms, key=lambda m: (m.line, m.marker.n)) for p, ms in by_path.items()}
         self.lines = {p: [m.line for m in ms] for p, ms in self.by_path.items()}
+        self.longest = {p: max(m.end_line - m.line for m in ms) for p, ms in self.by_path.items()}
         self.structural = {
             p: [m for m in ms if m.marker.symbol] for p, ms in self.by_path.items()
         }
@@ -77,13 +82,16 @@ class _PathIndex:
         if located:
             assert f.start is not None and f.end is not None
             lines = self.lines[f.path]
-            lo = bisect.bisect_left(lines, f.start - window)
+            lo = bisect.bisect_left(lines, f.start - window - self.longest[f.path])
             hi = bisect.bisect_right(lines, f.end + window)
             for m in markers[lo:hi]:
-                found[id(m)] = (m, distance(f.start, f.end, m.line))
+                d = distance(f.start, f.end, m.line, m.end_line)
+                if d <= window:
+                    found[id(m)] = (m, d)
         for m in self.structural[f.path]:
             if id(m) not in found and m.marker.symbol and names_symbol(f.body, m.marker.symbol):
-                d = distance(f.start, f.end, m.line) if f.start is not None and f.end is not None else window + 1
+                located_at = f.start is not None and f.end is not None
+                d = distance(f.start or 0, f.end or 0, m.line, m.end_line) if located_at else window + 1
                 found[id(m)] = (m, d)
         return found
 
@@ -113,12 +121,13 @@ def assign(
         row: dict[int, tuple[tuple[int, ...], int, bool, bool]] = {}
         for key, (m, d) in seed_index.eligible(f, window).items():
             caught = _severity_eligible(f, m)
-            cited = caught and cites is not None and cites(f.body, m.marker.rule)
+            cited = caught and (f.rule == m.marker.rule
+                                or (cites is not None and cites(f.body, m.marker.rule)))
             levels = (
                 int(caught),
+                int(cited),
                 *(int(caught and m.marker.severity == s) for s in SCALE),
                 1,
-                int(cited),
             )
             row[rank[key]] = (levels, d, caught, cited)
         edges.append(row)

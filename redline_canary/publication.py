@@ -27,6 +27,11 @@ class PublishedMarker:
     marker: Marker
     path: str  # pushed path
     line: int  # pushed line of the anchor
+    end_line: int = 0  # pushed line of the extent's last kept line (0: same as line)
+
+    def __post_init__(self) -> None:
+        if self.end_line < self.line:
+            object.__setattr__(self, "end_line", self.line)
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,13 @@ def publish_file(parsed: ParsedFile, mode: str, prefix: str, trailing_newline: b
 def publish_markers(parsed: ParsedFile, published: PublishedFile) -> list[PublishedMarker]:
     """Every marker of the file at its pushed anchor line."""
     return [
-        PublishedMarker(m, published.path, published.line_map[m.anchor_line])
+        PublishedMarker(m, published.path, published.line_map[m.anchor_line], _pushed_end(m, published))
         for m in parsed.markers
     ]
+
+
+def _pushed_end(marker: Marker, published: PublishedFile) -> int:
+    """The pushed line of the last line of the extent that survives publication."""
+    kept = [published.line_map[n] for n in range(marker.anchor_line, marker.last_line + 1)
+            if n in published.line_map]
+    return max(kept)

@@ -12,13 +12,14 @@ from typing import Any
 
 from redline_canary.defaults import default
 from redline_canary.findings import Finding
-from redline_canary.matching import DEFAULT_WINDOW, Assignment, CitesRule, assign
+from redline_canary.matching import DEFAULT_WINDOW, Assignment, CitesRule, Pair, assign
 from redline_canary.profiles.base import Extraction
 from redline_canary.publication import PublishedMarker
 from redline_canary.severity import SCALE, Severity
 from redline_canary.verdict import gate_score
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: blocker_found, per-seed evidence, marker extents
+EVIDENCE_CHARS = 300
 KINDS = ("seeded", "clean")
 OUTCOMES = ("scored", "silent", "error", "cancelled")
 DEFAULT_FLOOR = Severity.parse(str(default("--floor")))
@@ -114,6 +115,19 @@ class Score:
     def blocker_recall(self) -> float | None:
         return rate(*self.blocker_counts) if self.kind == "seeded" else None
 
+    @property
+    def blocker_found_counts(self) -> tuple[int, int]:
+        """(BLOCKER markers located at any severity, BLOCKER markers)."""
+        row = self.by_severity()["BLOCKER"]
+        return row["caught"] + row["undercalled"], row["markers"]
+
+    @property
+    def blocker_found(self) -> float | None:
+        return rate(*self.blocker_found_counts) if self.kind == "seeded" else None
+
+    def pair_of(self, m: PublishedMarker) -> Pair | None:
+        return next((p for p in self.assignment.pairs if p.marker is m), None)
+
     def _counted_on_clean(self, f: Finding) -> bool:
         if f.severity is None:
             return True  # unrated by location: every finding counts
@@ -170,17 +184,62 @@ def score_pr(
     return score
 
 
-def _seed_entry(m: PublishedMarker) -> dict[str, Any]:
-    return {
+def _seed_entry(m: PublishedMarker, pair: Pair | None = None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
         "n": m.marker.n,
         "path": m.marker.path,
         "line": m.marker.anchor_line,
+        "lines": m.marker.lines,
         "pushed_path": m.path,
         "pushed_line": m.line,
+        "pushed_end_line": m.end_line,
         "severity": m.marker.severity.name,
         "rule": m.marker.rule,
         "symbol": m.marker.symbol,
         "description": m.marker.description,
+    }
+    if pair is not None:
+        entry["evidence"] = evidence(pair.finding, pair)
+    return entry
+
+
+MAX_UNMATCHED = 100
+
+
+def unmatched_entry(f: Finding, klass: str) -> dict[str, Any]:
+    """A finding no seed took (noise, a duplicate, a borderline place): what an audit adjudicates."""
+    return {
+        "class": klass, "comment_id": f.comment_id, "channel": f.channel, "source": f.source,
+        "url": f.url, "path": f.path, "line": f.start, "end_line": f.end,
+        "severity": f.severity.name if f.severity is not None else None, "word": f.word,
+        "excerpt": f.body[:EVIDENCE_CHARS],
+    }
+
+
+def unmatched(score: Score) -> list[dict[str, Any]]:
+    """Every finding no seed took, most severe first, at most MAX_UNMATCHED."""
+    rows = [(f, "noise") for f in score.assignment.noise]
+    rows += [(f, "duplicate") for f in score.assignment.duplicates]
+    rows += [(f, "borderline") for f in score.assignment.borderline]
+    rows.sort(key=lambda r: (-(r[0].severity or 0), r[1], r[0].sort_key()))
+    return [unmatched_entry(f, k) for f, k in rows[:MAX_UNMATCHED]]
+
+
+def evidence(f: Finding, pair: Pair) -> dict[str, Any]:
+    """What a reader needs to check a match by hand (DESIGN §6): which comment, and what it said."""
+    return {
+        "comment_id": f.comment_id,
+        "channel": f.channel,
+        "source": f.source,
+        "url": f.url,
+        "path": f.path,
+        "line": f.start,
+        "end_line": f.end,
+        "severity": f.severity.name if f.severity is not None else None,
+        "word": f.word,
+        "distance": pair.distance,
+        "cited": pair.cited,
+        "excerpt": f.body[:EVIDENCE_CHARS],
     }
 
 
@@ -216,10 +275,13 @@ def build_record(score: Score, meta: Mapping[str, Any]) -> dict[str, Any]:
         "recall_ci95": wilson(score.caught, len(score.seeds)) if seeded else None,
         "blocker_recall": score.blocker_recall,
         "blocker_recall_ci95": wilson(caught_b, n_b) if seeded else None,
+        "blocker_found": score.blocker_found,
+        "blocker_found_ci95": wilson(*score.blocker_found_counts) if seeded else None,
         "by_severity": score.by_severity(),
-        "caught_seeds": [_seed_entry(m) for m in score.seeds_where("caught")],
-        "undercalled_seeds": [_seed_entry(m) for m in score.seeds_where("undercalled")],
+        "caught_seeds": [_seed_entry(m, score.pair_of(m)) for m in score.seeds_where("caught")],
+        "undercalled_seeds": [_seed_entry(m, score.pair_of(m)) for m in score.seeds_where("undercalled")],
         "missed_seeds": [_seed_entry(m) for m in score.seeds_where("missed")],
+        "unmatched_findings": unmatched(score),
         "clean_false_positives": score.clean_false_positives,
         "clean_findings_below_floor": score.clean_below_floor,
         "gate": {"passed": score.gate_passed, "reasons": list(score.gate_reasons)},
@@ -228,10 +290,12 @@ def build_record(score: Score, meta: Mapping[str, Any]) -> dict[str, Any]:
     if score.outcome != "scored":
         # Silence is not a score: nothing was measured, so no seed is "missed" and no
         # rate may be read as "recall 0" or as a clean pass.
-        for key in ("recall", "recall_ci95", "blocker_recall", "blocker_recall_ci95"):
+        for key in ("recall", "recall_ci95", "blocker_recall", "blocker_recall_ci95", "blocker_found",
+                    "blocker_found_ci95"):
             record[key] = None
         record["missed"] = 0
         record["missed_seeds"] = []
+        record["unmatched_findings"] = []
         for row in record["by_severity"].values():
             row["missed"] = 0
     for key in ("timings", "api_requests"):

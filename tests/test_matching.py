@@ -19,8 +19,9 @@ B, C, MJ, MN = (Severity.BLOCKER, Severity.CRITICAL, Severity.MAJOR, Severity.MI
 
 
 def seed(n: int, line: int, sev: Severity = MJ, path: str = "a.py", rule: str = "core/x-y",
-         symbol: str | None = None) -> PublishedMarker:
-    return PublishedMarker(Marker("seed", n, path, line, line, sev, rule, symbol, "d"), path, line)
+         symbol: str | None = None, lines: int = 1) -> PublishedMarker:
+    return PublishedMarker(Marker("seed", n, path, line, line, sev, rule, symbol, "d", lines),
+                           path, line, line + lines - 1)
 
 
 def border(n: int, line: int, path: str = "a.py") -> PublishedMarker:
@@ -151,18 +152,22 @@ def _objective(pairs: list[tuple[Finding, PublishedMarker]], window: int) -> tup
     for f, m in pairs:
         if f.start is None or f.end is None:
             dist += window + 1
-        elif f.start <= m.line <= f.end:
-            pass
         else:
-            dist += min(abs(f.start - m.line), abs(f.end - m.line))
-    return (len(caught), *by_sev, len(pairs), cited, -dist)
+            dist += _gap(f.start, f.end, m.line, m.end_line)
+    # DESIGN §6 (revised): citation ranks before the BLOCKER-first preference.
+    return (len(caught), cited, *by_sev, len(pairs), -dist)
+
+
+def _gap(start: int, end: int, a: int, b: int) -> int:
+    """Written out the slow way: the least |x - y| over the finding's lines and the extent's."""
+    return min(abs(x - y) for x in range(start, end + 1) for y in range(a, b + 1))
 
 
 def _eligible(f: Finding, m: PublishedMarker, window: int) -> bool:
     if f.path != m.path:
         return False
     if f.line_scoped and f.start is not None and f.end is not None and (
-        f.start - window <= m.line <= f.end + window
+        _gap(f.start, f.end, m.line, m.end_line) <= window
     ):
         return True
     return bool(m.marker.symbol) and m.marker.symbol in f.body.split()
@@ -191,7 +196,8 @@ def _random_case(rng: random.Random) -> tuple[list[PublishedMarker], list[Findin
     sevs = list(Severity)
     markers = [
         seed(n, rng.randint(1, 20), rng.choice(sevs), rng.choice(["a.py", "b.py"]),
-             rng.choice(["core/r-a", "core/r-b"]), rng.choice([None, None, "Sym"]))
+             rng.choice(["core/r-a", "core/r-b"]), rng.choice([None, None, "Sym"]),
+             rng.choice([1, 1, 1, 3, 7]))
         for n in range(1, rng.randint(1, 5) + 1)
     ]
     findings = []

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
-from redline_canary import corpus_model
-from redline_canary.corpus import load_corpus, require_known_stack
-from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
+from redline_canary import __version__, audit, corpus_model, validate
+from redline_canary.capture import CaptureError, capture_meta, check_capture
+from redline_canary.clock import utc_now_iso
+from redline_canary.corpus import load_corpus, require_known_stack, require_stack
+from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS, BadInput
+from redline_canary.evaluate import ScoreSettings, evaluate
+from redline_canary.files import atomic_write_text
+from redline_canary.history import open_regular, read_history
+from redline_canary.matching import DEFAULT_WINDOW
+from redline_canary.options import load_profile, parse_floor, parse_kind, parse_mode
+from redline_canary.publication import MODES
+from redline_canary.render import inert_line, json_text
+from redline_canary.scoring import DEFAULT_FLOOR
 from redline_canary.severity import SCALE
 
 
@@ -24,6 +37,31 @@ def register(sub: Any) -> None:
     show.add_argument("--stack", help="only this stack")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(func=run_show)
+    export = inner.add_parser(
+        "export", help="write exactly the files a reviewer would see for one PR (a blind review kit)")
+    export.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    export.add_argument("--stack", required=True, help="the stack to export")
+    export.add_argument("--kind", required=True, choices=corpus_model.KINDS, help="seeded or clean")
+    export.add_argument("--mode", default="blind", choices=MODES, help="publication mode (default: %(default)s)")
+    export.add_argument("--prefix", default="", help="folder the files are pushed under (default: the root)")
+    export.add_argument("--out", required=True, help="folder to create; must not exist or be empty")
+    export.add_argument("--key", help="also write the private answer key (JSON) to this file, outside --out")
+    export.set_defaults(func=run_export)
+    audit = inner.add_parser(
+        "audit", help="the adjudication worklist from scored reviews (records or captures)")
+    audit.add_argument("inputs", nargs="+", metavar="RECORD_OR_CAPTURE",
+                       help="history JSONL / record JSON files, or capture files saved by run or score")
+    audit.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    audit.add_argument("--window", type=int, default=DEFAULT_WINDOW,
+                       help="the window the reviews were scored with (default: %(default)s)")
+    audit.add_argument("--floor", default=DEFAULT_FLOOR.name,
+                       help="lowest severity that counts on a clean twin (default: %(default)s)")
+    audit.add_argument("--markdown", metavar="FILE", help="also write the worklist as Markdown")
+    audit.add_argument("--json", action="store_true", help="print the worklist as JSON")
+    audit.set_defaults(func=run_audit)
+
+
+MAX_AUDIT_BYTES = 256 << 20
 
 
 def run_lint(args: argparse.Namespace) -> int:
@@ -65,4 +103,122 @@ def run_show(args: argparse.Namespace) -> int:
         require_known_stack(corpus, args.stack)
     data = show_data(corpus, args.stack)
     print(json.dumps(data, indent=2) if args.json else render_show(data))
+    return EXIT_PASS
+
+
+def run_export(args: argparse.Namespace) -> int:
+    corpus = load_corpus(args.corpus)
+    require_stack(corpus, args.stack)
+    files, markers = corpus_model.publish(corpus, args.stack, args.kind, args.mode, args.prefix)
+    out = Path(args.out)
+    key_path = Path(args.key) if args.key else None
+    if key_path is not None and _inside(key_path, out):
+        raise BadInput(f"--key {key_path}: the key must not be written inside --out {out} "
+                       "(the reviewer would read it)")
+    write_export(out, {f.path: f.text for f in files})
+    fp = corpus_model.fingerprint(corpus, args.stack)
+    if key_path is not None:
+        key = corpus_model.export_key(args.stack, args.kind, args.mode, fp, markers)
+        atomic_write_text(key_path, json.dumps(key, indent=2) + "\n")
+    print(f"exported {len(files)} file(s) of {args.stack}/{args.kind} ({args.mode}, fingerprint {fp}) to {out}"
+          + (f"; key in {key_path}" if key_path else ""))
+    return EXIT_PASS
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def write_export(out: Path, files: dict[str, str]) -> None:
+    """All files or none: built in a sibling temporary folder, then renamed into place."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise BadInput(f"--out {out}: exists and is not an empty folder (nothing was written)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent))
+    try:
+        for rel, text in files.items():
+            target = staging / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8", newline="")
+        if out.exists():
+            out.rmdir()
+        staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _audit_records(path: str, corpus: corpus_model.CorpusData) -> list[dict[str, Any]]:
+    """Records from a history/record file, or the record a capture scores to."""
+    with open_regular(path, "audit input") as fh:
+        raw = fh.read(MAX_AUDIT_BYTES + 1)
+    if len(raw) > MAX_AUDIT_BYTES:
+        raise BadInput(f"{path}: larger than {MAX_AUDIT_BYTES >> 20} MiB")
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        doc = None  # JSONL: read line by line below
+    if isinstance(doc, dict) and "run_id" not in doc:
+        return [_score_capture(path, doc, corpus)]
+    history = read_history(path, what="audit input")
+    for line, why in history.corrupt:
+        print(inert_line(f"{path}:{line}: skipped ({why})"), file=sys.stderr)
+    return history.records
+
+
+def _score_capture(path: str, doc: dict[str, Any], corpus: corpus_model.CorpusData) -> dict[str, Any]:
+    try:
+        check_capture(doc)
+        repo, number, manifest = capture_meta(doc)
+    except CaptureError as exc:
+        raise BadInput(f"{path}: neither a record nor a capture ({exc})") from None
+    stack = manifest.get("stack")
+    if not isinstance(stack, str):
+        raise BadInput(f"{path}: manifest.stack: missing (needed to audit a capture)")
+    require_stack(corpus, stack)
+    kind = parse_kind(str(manifest.get("kind") or ""), path)
+    mode = parse_mode(str(manifest.get("mode") or "blind"), path)
+    profile = load_profile(str(manifest.get("reviewer") or "redline"), [], None)
+    settings = ScoreSettings(stack=stack, kind=kind, mode=mode, prefix=str(manifest.get("prefix") or ""))
+    meta = {"run_id": Path(path).name, "attempt": 1, "recorded_at": utc_now_iso(),
+            "repo": repo or "unknown/unknown", "pr": number, "tool_version": __version__}
+    try:
+        return evaluate(doc, corpus, settings, profile, meta)[1]
+    except CaptureError as exc:
+        raise BadInput(f"{path}: {exc}") from None
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    floor = parse_floor(args.floor)
+    validate.integer(args.window, "--window", low=0, high=validate.MAX_WINDOW)
+    if args.markdown:
+        validate.output_file(args.markdown, "--markdown")
+    corpus = load_corpus(args.corpus)
+    records = [r for path in args.inputs for r in _audit_records(path, corpus)]
+    published: dict[tuple[str, str], audit.Published] = {}
+    for stack in corpus.stacks:
+        fp = corpus_model.fingerprint(corpus, stack)
+        for kind in corpus_model.KINDS:
+            modes = {str(r.get("mode")) for r in records if r.get("stack") == stack and r.get("kind") == kind}
+            mode = "marked" if modes == {"marked"} else "blind"
+            files, markers = corpus_model.publish(corpus, stack, kind, mode, "")
+            published[(stack, kind)] = audit.Published(files, markers, fp)
+    work = audit.worklist(records, published, window=args.window, floor=floor)
+    for warning in work.warnings:
+        print(inert_line(f"warning: {warning}"), file=sys.stderr)
+    if args.markdown:
+        atomic_write_text(args.markdown, audit.render_markdown(work) + "\n")
+    if args.json:
+        print(json_text({"reviews": work.reviews, "entries": [e.as_json() for e in work.entries]}))
+        return EXIT_PASS
+    for (stack, kind), entries in sorted(work.by_stack().items()):
+        counts = {c: sum(e.category == c for e in entries) for c in audit.CATEGORIES}
+        places = len({e.group for e in entries})
+        print(inert_line(f"{stack}/{kind}: " + ", ".join(f"{c} {n}" for c, n in counts.items() if n)
+                         + f" ({places} place(s))"))
+    print(f"{len(work.entries)} entries to adjudicate from {work.reviews} scored review(s)")
     return EXIT_PASS

@@ -14,13 +14,19 @@ from redline_canary.capture import CaptureError, capture_meta, check_capture
 from redline_canary.clock import utc_now_iso
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.errors import BadInput
-from redline_canary.evaluate import ScoreSettings, evaluate
-from redline_canary.history import append_records, read_history
+from redline_canary.evaluate import ScoreSettings, evaluate, evaluate_findings
+from redline_canary.files import atomic_write_text
+from redline_canary.findings import Finding
+from redline_canary.findings_import import FindingsError, parse_findings
+from redline_canary.history import append_records, open_regular, read_history
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.render import inert_line, json_text, render_baseline, render_record
 from redline_canary.scoring import GateOptions
 from redline_canary.verdict import add_reasons, record_exit_code
+
+OFFLINE_REPO = "offline/review"  # the record's repo for a review that never was a PR
+MAX_FINDINGS_BYTES = 32 << 20
 
 
 def add_scoring_options(p: argparse.ArgumentParser) -> None:
@@ -47,6 +53,9 @@ def register(sub: Any) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--capture", help="capture JSON file saved by run or --save-capture")
     src.add_argument("--repo", help="OWNER/REPO, to score live (needs --pr)")
+    src.add_argument("--findings", metavar="FILE",
+                     help="a review given as a JSON findings list or SARIF 2.1.0 (needs --stack, --kind)")
+    p.add_argument("--reviewer-name", help="with --findings: who reviewed (recorded as given; default: findings)")
     p.add_argument("--pr", type=int, help="pull request number (live)")
     p.add_argument("--api-url", default=None, help="GitHub API URL (default api.github.com)")
     p.add_argument("--save-capture", help="write the capture that was scored to this file")
@@ -116,8 +125,63 @@ def check_score_options(args: argparse.Namespace) -> None:
             raise BadInput("--save-capture: is the --capture file itself")
 
 
+def _read_findings(path: str) -> list[Finding]:
+    try:
+        with open_regular(path, "findings file") as fh:
+            data = fh.read(MAX_FINDINGS_BYTES + 1)
+    except BadInput:
+        raise
+    if len(data) > MAX_FINDINGS_BYTES:
+        raise BadInput(f"{path}: findings file larger than {MAX_FINDINGS_BYTES // (1 << 20)} MiB")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError):
+        raise BadInput(f"{path}: not valid JSON") from None
+    try:
+        return parse_findings(doc)
+    except FindingsError as exc:
+        raise BadInput(inert_line(f"{path}: {exc}")) from None
+
+
+def run_findings(args: argparse.Namespace) -> int:
+    """``score --findings``: an offline review scored exactly like a captured one."""
+    for flag in ("pr", "save_capture", "api_url"):
+        if getattr(args, flag) is not None:
+            raise BadInput(f"--{flag.replace('_', '-')}: not used with --findings")
+    if not args.stack:
+        raise BadInput("--stack: required with --findings")
+    if not args.kind:
+        raise BadInput("--kind: required with --findings")
+    kind = parse_kind(args.kind, "--kind")
+    mode = parse_mode(args.mode or "blind", "--mode")
+    reviewer = args.reviewer_name or "findings"
+    validate.login(reviewer, "--reviewer-name")
+    findings = _read_findings(args.findings)
+    corpus = load_corpus(args.corpus)
+    require_stack(corpus, args.stack)
+    settings = ScoreSettings(
+        stack=args.stack, kind=kind, mode=mode, prefix=args.prefix or "",
+        window=DEFAULT_WINDOW if args.window is None else args.window,
+        floor=parse_floor(args.floor),
+        gate=GateOptions(min_recall=args.min_recall, require_citation=args.require_citation),
+    )
+    meta = {
+        "run_id": args.run_id or f"findings-{utc_now_iso().replace(':', '')}",
+        "attempt": 1, "recorded_at": utc_now_iso(), "repo": OFFLINE_REPO, "pr": None,
+        "tool_version": __version__,
+    }
+    _score, record = evaluate_findings(findings, corpus, settings, reviewer, meta)
+    return _finish(args, record, None)
+
+
 def run_score(args: argparse.Namespace) -> int:
     check_score_options(args)
+    if args.findings:
+        return run_findings(args)
     source = args.capture or f"{args.repo}#{args.pr}"
     doc = _read_capture(args.capture) if args.capture else _live_capture(args)
     repo, number, manifest = capture_meta(doc)
@@ -140,9 +204,6 @@ def run_score(args: argparse.Namespace) -> int:
         floor=parse_floor(args.floor),
         gate=GateOptions(min_recall=args.min_recall, require_citation=args.require_citation),
     )
-    history = read_history(args.history) if args.history else None
-    for line, why in history.corrupt if history else []:
-        print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     meta = {
         "run_id": args.run_id or f"score-{utc_now_iso().replace(':', '')}",
         "attempt": 1,
@@ -159,6 +220,14 @@ def run_score(args: argparse.Namespace) -> int:
     if fp_then and fp_then != record["corpus_fingerprint"]:
         print(inert_line(f"warning: {source} was captured with corpus {fp_then}, scoring with "
                          f"{record['corpus_fingerprint']}: line maps may differ"), file=sys.stderr)
+    return _finish(args, record, doc)
+
+
+def _finish(args: argparse.Namespace, record: dict[str, Any], doc: dict[str, Any] | None) -> int:
+    """Baseline, history, output and exit code: the same for every source of a review."""
+    history = read_history(args.history) if args.history else None
+    for line, why in history.corrupt if history else []:
+        print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     diff_text = ""
     if args.baseline and history is not None:
         diff = compare(history.records, record)
@@ -169,8 +238,8 @@ def run_score(args: argparse.Namespace) -> int:
         }
         add_reasons(record, diff.gate_reasons)
         diff_text = render_baseline(diff.newly_missed, diff.newly_caught, diff.baseline)
-    if args.save_capture:
-        Path(args.save_capture).write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    if args.save_capture and doc is not None:
+        atomic_write_text(args.save_capture, json.dumps(doc, indent=1))
     if args.history:
         append_records(args.history, [record])
     if args.json:

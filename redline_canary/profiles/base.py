@@ -405,15 +405,23 @@ class Profile:
 
     def severity(self, body: str) -> Severity | None:
         """The severity the body claims, or None when it claims none."""
+        return self.severity_reading(body)[0]
+
+    def severity_word(self, body: str) -> str:
+        """The vendor's own words for the severity :meth:`severity` reads ("" if none)."""
+        return self.severity_reading(body)[1]
+
+    def severity_reading(self, body: str) -> tuple[Severity | None, str]:
+        """(severity, the text that said it): the first marker of the first table that has one."""
         for table in (self.severity_overrides, self.severity_patterns, self.severity_fallbacks):
-            best: tuple[int, Severity] | None = None
+            best: tuple[int, Severity, str] | None = None
             for pattern, level in table:
                 m = pattern.search(body)
                 if m and (best is None or m.start() < best[0]):
-                    best = (m.start(), level)
+                    best = (m.start(), level, m.group(0))
             if best:
-                return best[1]
-        return None
+                return best[1], " ".join(best[2].split())[:60]
+        return None, ""
 
     def severity_marks(self, body: str) -> list[tuple[int, Severity]]:
         """Where each severity marker of a body sits: a list of findings has one per item.
@@ -550,8 +558,7 @@ class Profile:
         return None
 
     def cites(self, body: str, rule: str) -> bool:
-        return bool(rule) and re.search(rf"(?<![\w/-]){re.escape(rule)}(?![\w/-])", body,
-                                        re.IGNORECASE) is not None
+        return cite_rule(body, rule)
 
     # --- the whole thread --------------------------------------------------------
     def rate(self, severity: Severity | None) -> Severity | None:
@@ -601,7 +608,8 @@ class Profile:
                 out.findings.append(Finding(
                     key=f"inline:{c.id}", path=path, start=start, end=end,
                     severity=self.rate(level), body=c.body, login=c.login,
-                    source="inline", line_scoped=scoped,
+                    source="inline", line_scoped=scoped, url=c.html_url,
+                    word=self.severity_word(c.body) if c.id not in rated else level.name if level else "",
                 ))
                 locations = self.inline_extra_locations(c) if self.mine_summaries else []
             elif self.mine_summaries and c.channel not in (REACTION_CHANNEL, CHECK_CHANNEL):
@@ -612,11 +620,18 @@ class Profile:
                 summary.append(Finding(
                     key=f"{c.channel}:{c.id}#{i}", path=loc.path, start=loc.start,
                     end=loc.end, severity=self.rate(loc.severity), body=c.body,
-                    login=c.login, source="summary",
+                    login=c.login, source="summary", url=c.html_url,
+                    word=self.severity_word(c.body),
                 ))
         # Sorted so the citation kept among overlapping ones never depends on capture order.
         out.findings.extend(dedupe_summary(out.findings, sorted(summary, key=Finding.sort_key)))
         return out
+
+
+def cite_rule(body: str, rule: str) -> bool:
+    """The one citation grammar: the rule id as a whole token, in any case."""
+    return bool(rule) and re.search(rf"(?<![\w/-]){re.escape(rule)}(?![\w/-])", body,
+                                    re.IGNORECASE) is not None
 
 
 def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> list[Finding]:

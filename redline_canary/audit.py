@@ -1,0 +1,217 @@
+"""The adjudication worklist of a corpus audit (labelling rubric §3). Pure.
+
+A blind review scored against the key leaves four kinds of finding the score could not
+account for, and each one is a question about the key, not about the reviewer:
+
+* ``clean``      a clean-twin finding at or above the floor, not at a borderline place:
+                 either the twin still has a defect (fix it) or the finding is wrong (reject);
+* ``noise``      a seeded-PR finding no marker took: an unmarked real defect (add a marker
+                 or fix it) or a wrong finding;
+* ``undercall``  a seed found within one line of its extent but rated lower: the marker's
+                 severity may be above what the rubric supports;
+* ``near-miss``  a seeded-PR finding just outside the window: the extent may be too short.
+
+Entries at the same place (same corpus file, lines within ``GROUP_GAP``) from different
+reviews are grouped, so one decision settles them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from redline_canary.publication import PublishedFile, PublishedMarker
+from redline_canary.severity import Severity
+
+CATEGORIES = ("clean", "noise", "undercall", "near-miss")
+GROUP_GAP = 2
+NEAR_MISS_EXTRA = 3
+
+
+@dataclass(frozen=True)
+class Published:
+    """One stack/kind as the reviewer saw it: files (for the reverse line map) and markers."""
+
+    files: Sequence[PublishedFile]
+    markers: Sequence[PublishedMarker]
+    fingerprint: str
+
+
+@dataclass
+class Entry:
+    stack: str
+    kind: str
+    category: str
+    severity: str | None
+    word: str
+    pushed_path: str
+    pushed_line: int | None
+    corpus_path: str | None
+    corpus_line: int | None
+    excerpt: str
+    reviewer: str
+    run_id: str
+    seed: int | None = None  # undercall / near-miss: the marker concerned
+    marked: str | None = None  # the marker's severity
+    distance: int | None = None
+    group: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Worklist:
+    entries: list[Entry] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    reviews: int = 0
+
+    def by_stack(self) -> dict[tuple[str, str], list[Entry]]:
+        out: dict[tuple[str, str], list[Entry]] = {}
+        for e in self.entries:
+            out.setdefault((e.stack, e.kind), []).append(e)
+        return out
+
+
+def _corpus_place(files: Sequence[PublishedFile], path: str | None,
+                  line: int | None) -> tuple[str | None, int | None]:
+    """The corpus file and line a pushed place came from (the nearest kept line at or above)."""
+    if path is None:
+        return None, None
+    for f in files:
+        if f.path == path or path.endswith("/" + f.corpus_path) or f.corpus_path == path:
+            if line is None:
+                return f.corpus_path, None
+            back = {pushed: corpus for corpus, pushed in f.line_map.items()}
+            nearest = max((p for p in back if p <= line), default=None)
+            return f.corpus_path, back[nearest] if nearest is not None else None
+    return None, None
+
+
+def _distance(start: int, end: int, m: PublishedMarker) -> int:
+    if start <= m.end_line and m.line <= end:
+        return 0
+    return m.line - end if end < m.line else start - m.end_line
+
+
+def _at_or_above(severity: str | None, floor: Severity) -> bool:
+    if severity is None:
+        return True  # unrated by location: every finding counts on the clean PR
+    try:
+        return Severity.parse(severity) >= floor
+    except ValueError:
+        return False
+
+
+def worklist(
+    records: Iterable[Mapping[str, Any]],
+    published: Mapping[tuple[str, str], Published],
+    *,
+    window: int,
+    floor: Severity,
+) -> Worklist:
+    """Every entry the rubric says to adjudicate, from scored records (schema 2)."""
+    out = Worklist()
+    for r in records:
+        if r.get("outcome") != "scored":
+            continue
+        stack, kind = str(r.get("stack")), str(r.get("kind"))
+        pub = published.get((stack, kind))
+        if pub is None:
+            out.warnings.append(f"{r.get('run_id')}: stack {stack!r} is not in this corpus; skipped")
+            continue
+        out.reviews += 1
+        if r.get("corpus_fingerprint") != pub.fingerprint:
+            out.warnings.append(
+                f"{r.get('run_id')} ({stack}/{kind}): scored with corpus {r.get('corpus_fingerprint')}, "
+                f"the corpus is now {pub.fingerprint}: places may have moved")
+        if int(r.get("schema", 1)) < 2:
+            out.warnings.append(f"{r.get('run_id')} ({stack}/{kind}): schema 1 record has no finding "
+                                "texts; only undercalls are listed")
+        who, run = str(r.get("reviewer")), str(r.get("run_id"))
+        seeds = [m for m in pub.markers if m.marker.kind == "seed"]
+        for u in r.get("unmatched_findings") or []:
+            klass, sev = u.get("class"), u.get("severity")
+            path, line = u.get("path"), u.get("line")
+            end = u.get("end_line") or line
+            cpath, cline = _corpus_place(pub.files, path, line)
+            base = dict(stack=stack, kind=kind, severity=sev, word=str(u.get("word") or ""),
+                        pushed_path=str(path), pushed_line=line, corpus_path=cpath, corpus_line=cline,
+                        excerpt=str(u.get("excerpt") or ""), reviewer=who, run_id=run)
+            if kind == "clean":
+                if klass != "borderline" and _at_or_above(sev, floor):
+                    out.entries.append(Entry(category="clean", **base))
+                continue
+            if klass != "noise":
+                continue
+            near = None
+            if isinstance(line, int) and isinstance(end, int):
+                gaps = [(_distance(line, end, m), m) for m in seeds if m.path == path]
+                close = [(d, m) for d, m in gaps if window < d <= window + NEAR_MISS_EXTRA]
+                near = min(close, key=lambda x: (x[0], x[1].marker.n)) if close else None
+            if near is not None:
+                out.entries.append(Entry(category="near-miss", seed=near[1].marker.n,
+                                         marked=near[1].marker.severity.name, distance=near[0],
+                                         **base))
+            else:
+                out.entries.append(Entry(category="noise", **base))
+        for s in r.get("undercalled_seeds") or []:
+            ev = s.get("evidence") or {}
+            if ev.get("distance") is None or ev["distance"] > 1:
+                continue
+            out.entries.append(Entry(
+                stack=stack, kind=kind, category="undercall", severity=ev.get("severity"),
+                word=str(ev.get("word") or ""), pushed_path=str(s.get("pushed_path")),
+                pushed_line=s.get("pushed_line"), corpus_path=str(s.get("path")),
+                corpus_line=s.get("line"), excerpt=str(ev.get("excerpt") or ""), reviewer=who,
+                run_id=run, seed=s.get("n"), marked=s.get("severity"), distance=ev["distance"]))
+    _group(out.entries)
+    return out
+
+
+def _group(entries: list[Entry]) -> None:
+    """Label entries at one place (same stack, kind, file; lines within GROUP_GAP) alike."""
+    order = sorted(range(len(entries)), key=lambda i: (
+        entries[i].stack, entries[i].kind, entries[i].corpus_path or entries[i].pushed_path,
+        entries[i].corpus_line or 0))
+    label = 0
+    last: tuple[str, str, str] | None = None
+    last_line = -10**9
+    for i in order:
+        e = entries[i]
+        place = (e.stack, e.kind, e.corpus_path or e.pushed_path)
+        line = e.corpus_line or 0
+        if place != last or line - last_line > GROUP_GAP:
+            label += 1
+        e.group = f"{e.stack}/{e.kind}#{label}"
+        last, last_line = place, line
+
+
+def render_markdown(w: Worklist) -> str:
+    """The worklist as a Markdown document, one section per stack and kind."""
+    from redline_canary.render import md_text
+
+    lines = ["# Corpus audit worklist", "",
+             f"{len(w.entries)} entries from {w.reviews} scored review(s), "
+             f"{len({e.group for e in w.entries})} place(s).", ""]
+    for warning in w.warnings:
+        lines.append(f"- warning: {md_text(warning)}")
+    if w.warnings:
+        lines.append("")
+    for (stack, kind), entries in sorted(w.by_stack().items()):
+        counts = {c: sum(e.category == c for e in entries) for c in CATEGORIES}
+        lines += [f"## {md_text(stack)} / {kind}", "",
+                  " · ".join(f"{c}: {n}" for c, n in counts.items() if n), "",
+                  "| place | category | severity | seed | corpus | reviewer | finding |",
+                  "|---|---|---|---|---|---|---|"]
+        for e in sorted(entries, key=lambda e: (e.group, e.category, e.reviewer)):
+            seed = f"SEED {e.seed} [{e.marked}] d={e.distance}" if e.seed is not None else ""
+            corpus = f"{e.corpus_path}:{e.corpus_line}" if e.corpus_path else ""
+            text = " ".join(e.excerpt.split())[:200]
+            lines.append(
+                f"| {md_text(e.group)} `{md_text(e.pushed_path)}:{e.pushed_line}` | {e.category} | "
+                f"{e.severity or 'unrated'} ({md_text(e.word)}) | {seed} | `{md_text(corpus)}` | "
+                f"{md_text(e.reviewer)} | {md_text(text)} |")
+        lines.append("")
+    return "\n".join(lines)
