@@ -10,7 +10,14 @@ from pathlib import Path
 
 import yaml
 
-from redline_canary.corpus_model import KINDS, CorpusData, lint_stack, parse_rules
+from redline_canary.corpus_model import (
+    ADJUDICATIONS_FILE,
+    KINDS,
+    RUBRIC_FILE,
+    CorpusData,
+    lint_stack,
+    parse_rules,
+)
 from redline_canary.errors import BadInput
 from redline_canary.markers import Problem
 
@@ -82,7 +89,18 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
                 stack_files[kind][rel] = _read_bytes(path)
     if not files:
         raise BadInput(f"{label}: no stacks under seeded/ or clean/")
-    return CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems)
+    corpus = CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems)
+    rubric_path, log_path = base / RUBRIC_FILE, base / ADJUDICATIONS_FILE
+    if rubric_path.is_file():
+        corpus.rubric = _read_bytes(rubric_path).decode("utf-8", errors="replace")
+    if log_path.is_file():
+        try:
+            corpus.adjudications = yaml.safe_load(_read_bytes(log_path).decode("utf-8"))
+            corpus.has_adjudications = True
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
+            problems.append(Problem(str(log_path), line, "not valid YAML"))
+    return corpus
 
 
 def require_known_stack(corpus: CorpusData, stack: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,9 @@ class CorpusData:
     rules: dict[str, Rule]
     files: dict[str, dict[str, dict[str, bytes]]]
     problems: list[Problem] = field(default_factory=list)  # rules.yml and decoding problems
+    rubric: str | None = None  # seeds/RUBRIC.md, when the corpus has one
+    adjudications: Any = None  # seeds/adjudications.yml, parsed
+    has_adjudications: bool = False
 
     @property
     def stacks(self) -> list[str]:
@@ -195,7 +199,103 @@ def lint(corpus: CorpusData) -> list[Problem]:
     problems = list(corpus.problems)
     for stack in corpus.stacks:
         problems += lint_stack(corpus, stack)
+    problems += lint_audit_files(corpus)
     return problems
+
+
+RUBRIC_FILE = "RUBRIC.md"
+ADJUDICATIONS_FILE = "adjudications.yml"
+OUTCOMES = ("twin-fixed", "marker-added", "defect-fixed", "severity-changed", "extent-set",
+            "borderline-added", "rejected")
+_VERSION_LINE = re.compile(r"^Version:\s*(\d+)\.(\d+)\.(\d+)\s*$", re.MULTILINE)
+_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+_PLACE = re.compile(r"^(?P<path>[^:\s][^:]*):(?P<line>\d+)$")
+
+
+def rubric_version(text: str) -> str | None:
+    m = _VERSION_LINE.search(text)
+    return ".".join(m.groups()) if m else None
+
+
+def lint_audit_files(corpus: CorpusData) -> list[Problem]:
+    """RUBRIC.md carries a semantic version; adjudications.yml agrees with it, has the
+    right shape, a rationale for every decision, and every place it names still exists."""
+    log_at = f"{corpus.label}/{ADJUDICATIONS_FILE}" if corpus.label else ADJUDICATIONS_FILE
+    rubric_at = f"{corpus.label}/{RUBRIC_FILE}" if corpus.label else RUBRIC_FILE
+    problems: list[Problem] = []
+    version = None
+    if corpus.rubric is not None:
+        version = rubric_version(corpus.rubric)
+        if version is None:
+            problems.append(Problem(rubric_at, 1, "no 'Version: MAJOR.MINOR.PATCH' line"))
+    if not corpus.has_adjudications:
+        return problems
+    doc = corpus.adjudications
+    if corpus.rubric is None:
+        problems.append(Problem(log_at, 1, f"an adjudication log needs {RUBRIC_FILE} beside it"))
+    if not isinstance(doc, Mapping):
+        return [*problems, Problem(log_at, 1, "top level: expected a mapping with 'rubric' and 'decisions'")]
+    logged = str(doc.get("rubric", ""))
+    if not _VERSION.match(logged):
+        problems.append(Problem(log_at, 1, f"rubric: expected a version like 1.0.0, got {logged[:20]!r}"))
+    elif version is not None and logged != version:
+        problems.append(Problem(log_at, 1, f"rubric: {logged} does not agree with {RUBRIC_FILE}'s {version}"))
+    decisions = doc.get("decisions")
+    if not isinstance(decisions, list):
+        return [*problems, Problem(log_at, 1, "decisions: expected a list")]
+    seen: set[str] = set()
+    for i, entry in enumerate(decisions):
+        problems += _lint_decision(corpus, entry, f"decisions[{i}]", log_at, version, seen)
+    return problems
+
+
+def _lint_decision(corpus: CorpusData, entry: Any, where: str, log_at: str, version: str | None,
+                   seen: set[str]) -> list[Problem]:
+    def bad(message: str) -> list[Problem]:
+        return [Problem(log_at, 1, f"{where}: {message}")]
+
+    if not isinstance(entry, Mapping):
+        return bad("expected a mapping")
+    ident = entry.get("id")
+    if not isinstance(ident, str) or not ident.strip():
+        return bad("id: missing")
+    where = f"{where} ({ident})"
+    if ident in seen:
+        return bad("id: duplicate")
+    seen.add(ident)
+    stack, kind, outcome = entry.get("stack"), entry.get("kind"), entry.get("outcome")
+    if stack not in corpus.files:
+        return bad(f"stack: {str(stack)[:40]!r} is not a stack of this corpus")
+    if kind not in KINDS:
+        return bad("kind: expected seeded or clean")
+    if outcome not in OUTCOMES:
+        return bad(f"outcome: expected one of {', '.join(OUTCOMES)}")
+    rationale = entry.get("rationale")
+    if not isinstance(rationale, str) or len(rationale.split()) < 3:
+        return bad("rationale: every decision needs its reason written down")
+    raised = entry.get("raised_by")
+    if not isinstance(raised, list) or not raised or not all(isinstance(r, str) and r for r in raised):
+        return bad("raised_by: expected a non-empty list of review names")
+    stamped = str(entry.get("rubric", ""))
+    if not _VERSION.match(stamped):
+        return bad("rubric: expected the rubric version the decision was made under")
+    if version is not None and stamped.split(".")[0] != version.split(".")[0]:
+        return bad(f"rubric: made under {stamped}, the rubric is now {version} (a major change: "
+                   "re-adjudicate)")
+    place = _PLACE.match(str(entry.get("place", "")))
+    if place is None:
+        return bad("place: expected 'path:line' in the corpus file")
+    data = corpus.files[stack].get(kind, {}).get(place["path"])
+    if data is None:
+        return bad(f"place: {kind}/{stack}/{place['path']} no longer exists")
+    if not 1 <= int(place["line"]) <= data.count(b"\n") + 1:
+        return bad(f"place: line {place['line']} is past the end of {kind}/{stack}/{place['path']}")
+    seed = entry.get("seed")
+    if seed is not None:
+        numbers = {m.n for m in view(corpus, stack, "seeded").seeds}
+        if seed not in numbers:
+            return bad(f"seed: SEED {seed} is not in {stack}'s seeded corpus")
+    return []
 
 
 def lint_stack(corpus: CorpusData, stack: str) -> list[Problem]:

@@ -5,10 +5,17 @@ against the corpus without GitHub: ``score --findings FILE``. Pure: it takes the
 document and returns :class:`Finding` values, or raises :class:`FindingsError` naming the key
 path of the first bad value, so the command can print ``FILE: key: why`` and exit 2.
 
-Severity words. The tool's own scale is read as written. The common five-level vendor
-scale maps top to top (DESIGN §5: the vendor's top level is BLOCKER)::
+Severity words. A file is on one of two scales, decided for the whole file because
+"critical" is a word of both: the tool's own (BLOCKER, CRITICAL, MAJOR, MINOR, INFO) or the
+common five-level vendor scale, which maps top to top (DESIGN §5: the vendor's top level is
+BLOCKER)::
 
-    critical → BLOCKER · high → CRITICAL · medium → MAJOR · low → MINOR · info/note → INFO
+    critical → BLOCKER · high → CRITICAL · medium/moderate → MAJOR · low → MINOR · info/note → INFO
+
+A file that uses blocker, major or minor is on the tool's scale; one that uses high, medium,
+moderate or low is on the vendor scale; one that uses both is refused. A file that uses only
+critical and info is on the tool's scale when every word is written in capitals, as the
+tool writes them, and on the vendor scale otherwise.
 
 SARIF. A result's ``properties.security-severity`` (the CVSS-style score GitHub code
 scanning reads) wins when present: ≥ 9.0 BLOCKER, ≥ 7.0 CRITICAL, ≥ 4.0 MAJOR, > 0 MINOR,
@@ -47,15 +54,31 @@ class FindingsError(ValueError):
     """A findings document that cannot be read; the message starts with the key path."""
 
 
-def severity_from_word(word: str) -> Severity:
-    """The tool's scale (any case) or the five-level vendor scale; FindingsError otherwise."""
-    upper = word.strip().upper()
-    if upper in _SCALE_WORDS:
-        return _SCALE_WORDS[upper]
-    level = VENDOR_WORDS.get(word.strip().lower())
+_TOOL_ONLY = {"blocker", "major", "minor"}
+_VENDOR_ONLY = {"high", "medium", "moderate", "low", "informational", "note"}
+
+
+def scale_of(words: Sequence[str]) -> str:
+    """"tool" or "vendor" for a file's severity words (see the module docstring)."""
+    lower = {w.strip().lower() for w in words}
+    tool, vendor = lower & _TOOL_ONLY, lower & _VENDOR_ONLY
+    if tool and vendor:
+        raise FindingsError(f"severity: the file mixes the tool's scale ({', '.join(sorted(tool))}) and a "
+                            f"vendor scale ({', '.join(sorted(vendor))}); use one")
+    if tool:
+        return "tool"
+    if vendor:
+        return "vendor"
+    return "tool" if all(w.strip().isupper() for w in words) else "vendor"
+
+
+def severity_from_word(word: str, scale: str = "tool") -> Severity:
+    """A word of ``scale``; FindingsError naming the known words otherwise."""
+    key = word.strip()
+    level = _SCALE_WORDS.get(key.upper()) if scale == "tool" else VENDOR_WORDS.get(key.lower())
     if level is None:
-        known = ", ".join([s.name for s in Severity] + sorted(VENDOR_WORDS))
-        raise FindingsError(f"unknown severity {word[:40]!r} (expected one of {known})")
+        known = [s.name for s in Severity] if scale == "tool" else sorted(VENDOR_WORDS)
+        raise FindingsError(f"unknown severity {word[:40]!r} (expected one of {', '.join(known)})")
     return level
 
 
@@ -81,7 +104,9 @@ def parse_findings(doc: Any) -> list[Finding]:
         raise FindingsError("top level: expected a JSON list of findings, {\"findings\": [...]}, or SARIF")
     if len(items) > MAX_FINDINGS:
         raise FindingsError(f"top level: {len(items)} findings (at most {MAX_FINDINGS})")
-    return [_plain(item, f"[{i}]", i) for i, item in enumerate(items)]
+    words = [item.get("severity") for item in items if isinstance(item, Mapping)]
+    scale = scale_of([w for w in words if isinstance(w, str)])
+    return [_plain(item, f"[{i}]", i, scale) for i, item in enumerate(items)]
 
 
 def _text(obj: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str:
@@ -113,7 +138,7 @@ def _path(value: str, where: str) -> str:
     return path
 
 
-def _plain(item: Any, where: str, index: int) -> Finding:
+def _plain(item: Any, where: str, index: int, scale: str) -> Finding:
     if not isinstance(item, Mapping):
         raise FindingsError(f"{where}: expected an object")
     path = _path(_text(item, "path", where, required=True), f"{where}.path")
@@ -124,7 +149,7 @@ def _plain(item: Any, where: str, index: int) -> Finding:
         start, end = end, start
     word = _text(item, "severity", where, required=True)
     try:
-        level = severity_from_word(word)
+        level = severity_from_word(word, scale)
     except FindingsError as exc:
         raise FindingsError(f"{where}.severity: {exc}") from None
     title = _text(item, "title", where)

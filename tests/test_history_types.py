@@ -209,3 +209,19 @@ def test_a_lone_surrogate_is_merged_exactly_and_printed_as_a_replacement_charact
     assert gate.returncode == 0 and "Traceback" not in gate.stderr
     report = cli("report", str(out))
     assert report.returncode == 0 and "bot \ufffd" in report.stdout, report.stderr
+
+
+def test_a_schema_1_record_reads_with_blocker_found_from_its_counts(tmp_path: Path) -> None:
+    from redline_canary.history import read_history
+
+    doc = record("old")
+    doc["schema"] = 1
+    doc.pop("blocker_found", None)
+    doc["kind"], doc["outcome"] = "seeded", "scored"
+    doc["by_severity"]["BLOCKER"] = {"markers": 4, "caught": 1, "undercalled": 2, "missed": 1}
+    path = tmp_path / "h.jsonl"
+    line = json.dumps(doc) + "\n"
+    path.write_text(line)
+    read = read_history(path)
+    assert read.records[0]["blocker_found"] == 0.75
+    assert path.read_text() == line  # a view, never a rewrite

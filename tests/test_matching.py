@@ -241,3 +241,20 @@ def test_pathological_capture_still_scores_exactly() -> None:
 @pytest.mark.parametrize("n_findings", [0, 1, 7])
 def test_no_markers_means_everything_is_noise(n_findings: int) -> None:
     assert summary([], [fnd(i + 1) for i in range(n_findings)])["noise"] == n_findings
+
+
+def test_a_citation_outranks_the_blocker_preference() -> None:
+    """DESIGN §6 (revised): a comment citing a seed's rule on that seed's line is that seed's,
+    even with a BLOCKER four lines away it could also be credited to."""
+    mine = seed(1, 10, MJ, rule="core/off-by-one")
+    blocker = seed(2, 14, B, rule="core/sql-injection")
+    a = assign([mine, blocker], [fnd(10, B, body="core/off-by-one: the slice drops an item")], 4,
+               lambda body, rule: rule in body)
+    assert [(p.marker.marker.n, p.cited) for p in a.pairs] == [(1, True)]
+
+
+def test_an_extent_takes_a_comment_on_its_last_line_at_distance_zero() -> None:
+    wide = seed(1, 10, MJ, lines=5)
+    a = assign([wide], [fnd(14)], 0, None)
+    assert [(p.marker.marker.n, p.distance) for p in a.pairs] == [(1, 0)]
+    assert assign([wide], [fnd(15)], 0, None).pairs == []
