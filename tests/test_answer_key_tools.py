@@ -182,7 +182,7 @@ def test_an_empty_findings_list_is_a_clean_pass_not_silence(corpus: Path, tmp_pa
 
 
 # --- corpus audit --------------------------------------------------------------------
-def test_audit_lists_clean_flags_noise_undercalls_and_near_misses_grouped_by_place(corpus: Path, tmp_path: Path) -> None:
+def test_audit_lists_clean_flags_noise_and_undercalls_grouped_by_place(corpus: Path, tmp_path: Path) -> None:
     seeded, clean = _export_key(corpus, tmp_path, "seeded"), _export_key(corpus, tmp_path, "clean")
     history = tmp_path / "reviews.jsonl"
     line2 = int(str(seeded["seed2"]["line"]))
