@@ -138,7 +138,7 @@ output "database_endpoint" {
 
 output "database_url" {
   description = "Connection string handed to the ledger application's deploy job."
-  # SEED 17 [BLOCKER] (core/secrets-in-logs) non-sensitive output embeds the master password, so every plan/apply prints it in CI logs and `terraform output` shows it in clear text
+  # SEED 17 [CRITICAL] (core/secrets-in-logs) non-sensitive output embeds the master password, so every plan/apply prints it in CI logs and `terraform output` shows it in clear text
   value       = "postgresql://${var.db_username}:${var.db_password}@${aws_db_instance.ledger.endpoint}/${var.db_name}"
 }
 

@@ -11,12 +11,16 @@ const ACTIVITY_PAGE_SIZE = 20;
 const ACTIVITY_REFRESH_MS = 15000;
 const MEMBER_SEARCH_DEBOUNCE_MS = 250;
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+// What a shared preferences link may set: display settings only, with the values the form offers.
+const SHARED_THEMES = new Set(['system', 'light', 'dark']);
+const SHARED_DENSITIES = new Set(['comfortable', 'compact']);
 
 const state = {
   preferences: null,
   activityTimer: null,
   memberSearchTimer: null,
   memberSearchSeq: 0,
+  members: [],
 };
 
 function setStatus(id, text) {
@@ -49,18 +53,46 @@ export function deepMerge(target, source) {
   return target;
 }
 
-/** Preferences an admin shared as a link: /account#prefs=<url-encoded JSON>. */
+/**
+ * Display settings shared as a link: /account#prefs=<url-encoded JSON>. Anyone can build
+ * such a link, so only the theme and the dashboard density are taken from it, and only with
+ * values the form offers; they are shown in the form and kept only if the user saves.
+ */
 function readSharedPreferences() {
   const match = location.hash.match(/^#prefs=(.+)$/);
   if (!match) {
     return {};
   }
+  let shared;
   try {
-    return JSON.parse(decodeURIComponent(match[1]));
+    shared = JSON.parse(decodeURIComponent(match[1]));
   } catch (err) {
     console.warn('ignoring malformed shared preferences link', err);
     return {};
   }
+  const prefs = {};
+  if (!isPlainObject(shared)) {
+    return prefs;
+  }
+  if (SHARED_THEMES.has(shared.theme)) {
+    prefs.theme = shared.theme;
+  }
+  if (isPlainObject(shared.dashboard) && SHARED_DENSITIES.has(shared.dashboard.density)) {
+    prefs.dashboard = { density: shared.dashboard.density };
+  }
+  return prefs;
+}
+
+/** Selects the user's saved value in a profile <select>; the template renders it as data-current. */
+function selectCurrentOption(select) {
+  const current = select.dataset.current;
+  if (!current) {
+    return;
+  }
+  if (![...select.options].some((option) => option.value === current)) {
+    select.add(new Option(current, current));
+  }
+  select.value = current;
 }
 
 function fillPreferencesForm(form, prefs) {
@@ -74,9 +106,13 @@ function fillPreferencesForm(form, prefs) {
 async function loadPreferences(form) {
   const saved = await api.get('/me/preferences');
   const prefs = deepMerge(structuredClone(DEFAULT_PREFERENCES), saved || {});
-  deepMerge(prefs, readSharedPreferences());
+  const shared = readSharedPreferences();
+  deepMerge(prefs, shared);
   state.preferences = prefs;
   fillPreferencesForm(form, prefs);
+  if (Object.keys(shared).length > 0) {
+    setStatus('preferences-status', 'Settings from the shared link are shown below. Save to keep them.');
+  }
 }
 
 async function savePreferences(form) {
@@ -176,8 +212,22 @@ function closeActivityPanel() {
 
 function renderMemberOptions(members) {
   const select = document.getElementById('new-owner');
+  state.members = members;
   select.replaceChildren(...members.map((m) => new Option(`${m.name} <${m.email}>`, m.id)));
   select.disabled = members.length === 0;
+  describeOwnerChoice(select);
+}
+
+function describeOwnerChoice(select) {
+  const member = state.members.find((m) => String(m.id) === select.value);
+  const status = document.getElementById('owner-status');
+  if (!member) {
+    status.replaceChildren();
+    return;
+  }
+  const name = document.createElement('strong');
+  name.textContent = member.name;
+  status.replaceChildren('Selected new owner: ', name, ` (${member.email})`);
 }
 
 async function searchMembers(term) {
@@ -202,6 +252,7 @@ async function revealApiKey() {
 export function initAccountPage() {
   const profileForm = document.getElementById('profile-form');
   const preferencesForm = document.getElementById('preferences-form');
+  profileForm.querySelectorAll('select[data-current]').forEach(selectCurrentOption);
 
   profileForm.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -219,6 +270,7 @@ export function initAccountPage() {
   document.getElementById('activity-close').addEventListener('click', closeActivityPanel);
   document.getElementById('api-key-reveal').addEventListener('click', revealApiKey);
 
+  document.getElementById('new-owner').addEventListener('change', (event) => describeOwnerChoice(event.target));
   document.getElementById('member-search').addEventListener('input', (event) => {
     const term = event.target.value.trim();
     clearTimeout(state.memberSearchTimer);

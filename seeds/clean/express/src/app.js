@@ -23,7 +23,10 @@ function createApp({ pg, mongoDb, mailer, logger }) {
   app.disable('x-powered-by');
   app.set('trust proxy', 1);
   app.use(helmet());
-  app.use(pinoHttp({ logger, redact: ['req.headers.authorization', 'req.headers.cookie'] }));
+  app.use(pinoHttp({
+    logger,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-key"]', 'res.headers["set-cookie"]'],
+  }));
   app.use(cors({ origin: config.allowedOrigins, credentials: true }));
   app.use(express.json({ limit: '100kb' }));
   app.use(cookieParser());
@@ -50,7 +53,8 @@ function createApp({ pg, mongoDb, mailer, logger }) {
 
 async function main() {
   const logger = require('pino')({ level: config.logLevel });
-  const pg = new Pool({ connectionString: config.postgresUrl, max: 20, idleTimeoutMillis: 30_000 });
+  const pg = new Pool({ connectionString: config.postgresUrl, max: 20, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  pg.on('error', (err) => logger.error({ err }, 'idle postgres client failed'));
   const mongo = await MongoClient.connect(config.mongoUrl, { serverSelectionTimeoutMS: 5_000 });
   const app = createApp({ pg, mongoDb: mongo.db(config.mongoDbName), mailer: createMailer(config.mail), logger });
   const server = app.listen(config.port, () => logger.info({ port: config.port }, 'orders api listening'));

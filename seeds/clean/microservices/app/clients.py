@@ -6,7 +6,6 @@ import logging
 import os
 import random
 import time
-import uuid
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -147,8 +146,13 @@ class PaymentsClient(_ServiceClient):
         super().__init__(config, session)
         self._session.verify = config.ca_bundle or True
 
-    def charge(self, order_id: str, customer_id: str, amount: Decimal, currency: str) -> str:
-        """Charge the customer's default payment method; returns the charge id."""
+    def charge(self, order_id: str, customer_id: str, amount: Decimal, currency: str, request_id: str) -> str:
+        """Charge the customer's default payment method; returns the charge id.
+
+        `request_id` identifies this charge request and is sent as the Idempotency-Key.
+        A caller that retries the same checkout (for instance after an UpstreamError
+        with status None, when the outcome is unknown) must pass the same id again.
+        """
         payload = {
             "order_id": order_id,
             "customer_id": customer_id,
@@ -156,9 +160,9 @@ class PaymentsClient(_ServiceClient):
             "currency": currency.upper(),
         }
         url = self._url("/v2/charges")
-        # One key for all attempts of this call: payments answers a repeated key with the
+        # The caller's key on every attempt: payments answers a repeated key with the
         # original charge, so retrying after a lost response cannot bill twice.
-        headers = {"X-Request-Source": "orders", "Idempotency-Key": str(uuid.uuid4())}
+        headers = {"X-Request-Source": "orders", "Idempotency-Key": request_id}
         for attempt in range(1, self._config.max_attempts + 1):
             try:
                 resp = self._session.post(url, json=payload, headers=headers, timeout=self.timeout)

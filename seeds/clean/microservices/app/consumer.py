@@ -40,6 +40,10 @@ class PermanentEventError(Exception):
     """The event can never be processed (malformed or unknown type); it must not be retried."""
 
 
+class EventNotReady(Exception):
+    """The event depends on another one that has not been processed yet; retry it later."""
+
+
 def decode_event(body: bytes) -> dict[str, Any]:
     try:
         event = json.loads(body, parse_float=Decimal)
@@ -97,11 +101,20 @@ class PaymentEventProcessor:
             if cur.rowcount == 0:
                 log.info("settlement %s already recorded, skipping", event["event_id"])
                 return
+            # BORDERLINE 3 the settled amount and currency are not compared with the order total; whether payments can ever settle a different amount than orders charged depends on the payments contract, not visible here
             cur.execute(
                 "UPDATE orders SET status = 'paid', paid_at = %s "
                 "WHERE id = %s AND status = 'awaiting_payment'",
                 (settled_at, event["order_id"]),
             )
+            if cur.rowcount == 0:
+                # Money was taken for an order that is not waiting for it (failed, cancelled,
+                # paid by another charge, or unknown). Roll back and park the event so it is
+                # reconciled by hand instead of being recorded as an ordinary payment.
+                raise PermanentEventError(
+                    f"settlement {event['event_id']} does not apply: order {event['order_id']} "
+                    "is not awaiting payment"
+                )
         log.info("order %s paid (charge %s)", event["order_id"], event["charge_id"])
 
     def _on_failed(self, event: dict[str, Any]) -> None:
@@ -117,6 +130,15 @@ class PaymentEventProcessor:
         amount = Decimal(event["amount"])
         refunded_at = datetime.now(timezone.utc)
         with self._conn, self._conn.cursor() as cur:
+            # Lock the order first, so refunds of one order are applied one at a time and each
+            # sees the refunds committed before it (otherwise two concurrent partial refunds
+            # can each miss the other and leave a fully refunded order "paid").
+            cur.execute("SELECT status FROM orders WHERE id = %s FOR UPDATE", (event["order_id"],))
+            row = cur.fetchone()
+            if row is None:
+                raise PermanentEventError(f"refund {event['event_id']} for unknown order {event['order_id']}")
+            if row[0] == "awaiting_payment":
+                raise EventNotReady(f"refund {event['event_id']} arrived before the order's settlement")
             cur.execute(
                 """
                 INSERT INTO order_refunds (event_id, order_id, charge_id, amount, currency, refunded_at)

@@ -153,12 +153,12 @@ def record_manual_payment(invoice_id: int, body: PaymentIn) -> None:
     if invoice is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "invoice not found")
     try:
-        recorded = repo.record_payment(invoice_id, body.amount, body.reference)
+        result = repo.record_payment(invoice_id, body.amount, invoice.currency, body.reference)
     except repo.InvoiceNotOpen:
         raise HTTPException(status.HTTP_409_CONFLICT, "invoice is not open") from None
-    if not recorded:
+    if result is repo.PaymentResult.DUPLICATE:
         raise HTTPException(status.HTTP_409_CONFLICT, "payment reference already recorded")
-    log.info("manual payment recorded for invoice %s", invoice.number)
+    log.info("manual payment recorded for invoice %s (%s)", invoice.number, result.value)
 
 
 @asynccontextmanager

@@ -27,6 +27,7 @@ PROVIDER_SIGNING_SECRET = os.environ["PAYMENT_PROVIDER_SIGNING_SECRET"].encode()
 MAX_DELIVERY_ATTEMPTS = 5
 SIGNATURE_TOLERANCE_SECONDS = 300
 DELIVERY_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
+DELIVERY_DEADLINE_SECONDS = 15
 
 router = APIRouter(prefix="/webhooks", tags=["webhooks"])
 
@@ -62,6 +63,18 @@ async def _assert_public_destination(url: str) -> None:
             )
 
 
+async def _post(client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str]) -> int:
+    """POST to a customer endpoint and return its status code.
+
+    The response is streamed and closed unread, so an endpoint cannot make the worker
+    buffer an unbounded body, and the whole exchange has one deadline. Raises
+    httpx.HTTPError or TimeoutError.
+    """
+    async with asyncio.timeout(DELIVERY_DEADLINE_SECONDS):
+        async with client.stream("POST", url, content=body, headers=headers) as resp:
+            return resp.status_code
+
+
 def _store_endpoint(customer_id: int, url: str, description: str, secret: str) -> int:
     with repo.connection() as conn:
         row = conn.execute(
@@ -90,10 +103,10 @@ async def register_endpoint(
     ping = json.dumps({"type": "ping"}).encode()
     async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT, follow_redirects=False) as client:
         try:
-            resp = await client.post(url, content=ping, headers=_sign(secret, ping))
-        except httpx.HTTPError:
+            status_code = await _post(client, url, ping, _sign(secret, ping))
+        except (httpx.HTTPError, TimeoutError):
             raise HTTPException(422, "endpoint could not be reached") from None
-    if resp.status_code >= 300:
+    if status_code >= 300:
         raise HTTPException(422, "endpoint did not accept the test event")
     endpoint_id = await asyncio.to_thread(
         _store_endpoint, principal.customer_id, url, body.description, secret
@@ -121,12 +134,12 @@ async def _deliver(client: httpx.AsyncClient, endpoint: dict, event: dict) -> bo
     for attempt in range(MAX_DELIVERY_ATTEMPTS):
         try:
             await _assert_public_destination(endpoint["url"])
-            resp = await client.post(endpoint["url"], content=body, headers=_sign(endpoint["secret"], body))
-            if resp.status_code < 300:
+            status_code = await _post(client, endpoint["url"], body, _sign(endpoint["secret"], body))
+            if status_code < 300:
                 return True
-            log.warning("endpoint %s answered %s", endpoint["id"], resp.status_code)
-        except httpx.HTTPError as exc:
-            log.warning("endpoint %s failed: %s", endpoint["id"], exc)
+            log.warning("endpoint %s answered %s", endpoint["id"], status_code)
+        except (httpx.HTTPError, TimeoutError) as exc:
+            log.warning("endpoint %s failed: %r", endpoint["id"], exc)
         except HTTPException as exc:
             log.warning("endpoint %s refused: %s", endpoint["id"], exc.detail)
             return False
@@ -172,30 +185,51 @@ async def provider_event(
 ) -> None:
     body = await request.body()
     _verify_provider_signature(body, provider_signature)
-    event = json.loads(body)
-    data = event["data"]
-    invoice_id = int(data["metadata"]["invoice_id"])
-    match event["type"]:
+    try:
+        event = json.loads(body, parse_float=Decimal)
+        event_type = event["type"]
+        data = event["data"]
+        if not isinstance(data, dict):
+            raise TypeError("event data is not an object")
+    except (ValueError, KeyError, TypeError):
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, "malformed event") from None
+    if event_type not in ("payment.succeeded", "charge.refunded"):
+        return
+    try:
+        invoice_id = int(data["metadata"]["invoice_id"])
+    except (KeyError, TypeError, ValueError):
+        # Not every provider payment belongs to an invoice; acknowledge so it is not retried.
+        log.warning("provider event %s of type %s carries no invoice id; ignored", data.get("id"), event_type)
+        return
+    match event_type:
         case "payment.succeeded":
             try:
-                recorded = await asyncio.to_thread(
-                    repo.record_payment, invoice_id, Decimal(data["amount"]), data["id"]
+                amount = Decimal(data["amount"])
+                currency = str(data["currency"]).upper()
+                reference = str(data["id"])
+            except (KeyError, TypeError, ArithmeticError):
+                raise HTTPException(status.HTTP_400_BAD_REQUEST, "malformed payment event") from None
+            try:
+                result = await asyncio.to_thread(
+                    repo.record_payment, invoice_id, amount, currency, reference, keep_if_not_open=True
                 )
             except repo.InvoiceNotOpen:
                 log.error(
-                    "payment %s received for invoice %s which is not open; needs manual reconciliation",
-                    data["id"],
+                    "payment %s for invoice %s, which is missing or not open, needs manual reconciliation",
+                    reference,
                     invoice_id,
                 )
                 return
-            if not recorded:
+            if result is repo.PaymentResult.PARTIAL:
+                log.warning("payment %s does not settle invoice %s yet", reference, invoice_id)
+            if result is not repo.PaymentResult.PAID:
                 return
             new_status = repo.InvoiceStatus.PAID
         case "charge.refunded":
-            await asyncio.to_thread(repo.mark_refunded, invoice_id)
+            if not await asyncio.to_thread(repo.mark_refunded, invoice_id):
+                log.warning("refund for invoice %s which is not paid; nothing changed", invoice_id)
+                return
             new_status = repo.InvoiceStatus.REFUNDED
-        case _:
-            return
     invoice = await asyncio.to_thread(repo.get_invoice, invoice_id)
     if invoice is not None:
         background.add_task(notify_status_change, invoice, new_status)

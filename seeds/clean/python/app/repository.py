@@ -25,6 +25,12 @@ class InvoiceNotOpen(Exception):
     """The invoice is not in a state that accepts a payment."""
 
 
+class PaymentResult(str, Enum):
+    DUPLICATE = "duplicate"  # this reference was already recorded
+    PAID = "paid"  # the invoice's payments now cover its total
+    PARTIAL = "partial"  # recorded, but the invoice is not yet covered in its currency
+
+
 class InvoiceStatus(str, Enum):
     DRAFT = "draft"
     OPEN = "open"
@@ -170,42 +176,68 @@ def create_invoice(customer_id: int, currency: str, due_on: date, lines: list[Li
 
 
 def _insert_payment(
-    conn: psycopg.Connection, invoice_id: int, amount: Decimal, reference: str
+    conn: psycopg.Connection, invoice_id: int, amount: Decimal, currency: str, reference: str
 ) -> bool:
     row = conn.execute(
-        "INSERT INTO payments (invoice_id, amount, reference, received_at)"
-        " VALUES (%s, %s, %s, now()) ON CONFLICT (reference) DO NOTHING RETURNING id",
-        (invoice_id, amount, reference),
+        "INSERT INTO payments (invoice_id, amount, currency, reference, received_at)"
+        " VALUES (%s, %s, %s, %s, now()) ON CONFLICT (reference) DO NOTHING RETURNING id",
+        (invoice_id, amount, currency, reference),
     ).fetchone()
     return row is not None
 
 
-def _mark_paid(conn: psycopg.Connection, invoice_id: int) -> None:
+def _mark_paid_if_covered(conn: psycopg.Connection, invoice_id: int) -> bool:
+    """Mark the invoice paid once its payments in the invoice currency cover the line total."""
     updated = conn.execute(
-        "UPDATE invoices SET status = %s, paid_at = now() WHERE id = %s AND status = %s",
+        "UPDATE invoices i SET status = %s, paid_at = now()"
+        " WHERE i.id = %s AND i.status = %s"
+        " AND (SELECT COALESCE(SUM(p.amount), 0) FROM payments p"
+        "      WHERE p.invoice_id = i.id AND p.currency = i.currency)"
+        "  >= (SELECT COALESCE(SUM(l.quantity * l.unit_price), 0) FROM invoice_lines l"
+        "      WHERE l.invoice_id = i.id)",
         (InvoiceStatus.PAID.value, invoice_id, InvoiceStatus.OPEN.value),
     ).rowcount
-    if updated == 0:
-        raise InvoiceNotOpen(invoice_id)
+    return updated == 1
 
 
-def record_payment(invoice_id: int, amount: Decimal, reference: str) -> bool:
-    """Store a received payment and mark the invoice paid.
+def record_payment(
+    invoice_id: int,
+    amount: Decimal,
+    currency: str,
+    reference: str,
+    *,
+    keep_if_not_open: bool = False,
+) -> PaymentResult:
+    """Store a received payment and mark the invoice paid once it is covered.
 
-    Returns False when a payment with this reference was already recorded (provider
+    Returns DUPLICATE when a payment with this reference was already recorded (provider
     retries deliver the same event more than once). Raises InvoiceNotOpen when the
-    invoice is not open.
+    invoice is missing or not open; the payment is then rolled back, unless
+    ``keep_if_not_open`` is set (money the provider already collected stays on record
+    for reconciliation).
     """
     with connection() as conn:
-        if not _insert_payment(conn, invoice_id, amount, reference):
-            return False
-        _mark_paid(conn, invoice_id)
-    return True
+        row = conn.execute(
+            "SELECT status FROM invoices WHERE id = %s FOR UPDATE", (invoice_id,)
+        ).fetchone()
+        if row is None:
+            raise InvoiceNotOpen(invoice_id)
+        is_open = row["status"] == InvoiceStatus.OPEN.value
+        if not is_open and not keep_if_not_open:
+            raise InvoiceNotOpen(invoice_id)
+        if not _insert_payment(conn, invoice_id, amount, currency, reference):
+            return PaymentResult.DUPLICATE
+        paid = is_open and _mark_paid_if_covered(conn, invoice_id)
+    if not is_open:
+        raise InvoiceNotOpen(invoice_id)
+    return PaymentResult.PAID if paid else PaymentResult.PARTIAL
 
 
-def mark_refunded(invoice_id: int) -> None:
+def mark_refunded(invoice_id: int) -> bool:
+    """Move a paid invoice to refunded; False when it was not paid (nothing changed)."""
     with connection() as conn:
-        conn.execute(
+        updated = conn.execute(
             "UPDATE invoices SET status = %s WHERE id = %s AND status = %s",
             (InvoiceStatus.REFUNDED.value, invoice_id, InvoiceStatus.PAID.value),
-        )
+        ).rowcount
+    return updated == 1

@@ -14,6 +14,7 @@ const state = {
   preferences: null,
   activityTimer: null,
   memberSearchTimer: null,
+  members: [],
 };
 
 function setStatus(id, text) {
@@ -45,6 +46,7 @@ export function deepMerge(target, source) {
 }
 
 /** Preferences an admin shared as a link: /account#prefs=<url-encoded JSON>. */
+// SEED 17 [MAJOR] (core/unvalidated-input) {lines: 12} the link's JSON is taken whole although anyone can build such a link: nothing limits it to the display settings a shared preset may set, so #prefs={"notifications":{"email":false}} switches off the victim's security alerts (or plants keys the form never shows) and their next save persists it
 function readSharedPreferences() {
   const match = location.hash.match(/^#prefs=(.+)$/);
   if (!match) {
@@ -56,6 +58,18 @@ function readSharedPreferences() {
     console.warn('ignoring malformed shared preferences link', err);
     return {};
   }
+}
+
+/** Selects the user's saved value in a profile <select>; the template renders it as data-current. */
+function selectCurrentOption(select) {
+  const current = select.dataset.current;
+  if (!current) {
+    return;
+  }
+  if (![...select.options].some((option) => option.value === current)) {
+    select.add(new Option(current, current));
+  }
+  select.value = current;
 }
 
 function fillPreferencesForm(form, prefs) {
@@ -87,12 +101,13 @@ async function savePreferences(form) {
   setStatus('preferences-status', 'Preferences saved.');
 
   const next = new URLSearchParams(location.search).get('next');
-  // SEED 7 [CRITICAL] (core/open-redirect) `next` from the query string is followed without checking that it stays on this site, so /account?next=https://evil.example sends the user to a phishing page
+  // SEED 7 [CRITICAL] (core/xss) {lines: 2} `next` from the query string is passed to location.assign unchecked: /account?next=javascript:... runs the attacker's script in the account page once the victim saves (DOM XSS), and next=https://evil.example is an open redirect
   if (next) {
     location.assign(next);
   }
 }
 
+// SEED 16 [MAJOR] (core/unhandled-promise) {lines: 14} the button is re-enabled only on the success path: when api.put rejects (422, 401, a network error) nothing restores it, so the Save button stays disabled and the status stays on 'Saving…' until reload
 async function saveProfile(form) {
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
@@ -111,7 +126,7 @@ async function saveProfile(form) {
 function renderActivity(items) {
   const list = document.getElementById('activity-list');
   list.replaceChildren();
-  // SEED 9 [MAJOR] (core/off-by-one) `<=` runs one past the end: items[items.length] is undefined, item.kind throws a TypeError and the feed is left empty
+  // SEED 9 [MAJOR] (core/off-by-one) `<=` runs one past the end: items[items.length] is undefined, so item.kind throws a TypeError after the last row and every refresh lands in the catch, showing 'Something went wrong' under a feed that loaded fine
   for (let i = 0; i <= items.length; i++) {
     const item = items[i];
     const li = document.createElement('li');
@@ -146,8 +161,18 @@ function closeActivityPanel() {
 
 function renderMemberOptions(members) {
   const select = document.getElementById('new-owner');
+  state.members = members;
   select.replaceChildren(...members.map((m) => new Option(`${m.name} <${m.email}>`, m.id)));
   select.disabled = members.length === 0;
+  describeOwnerChoice(select);
+}
+
+function describeOwnerChoice(select) {
+  const member = state.members.find((m) => String(m.id) === select.value);
+  // SEED 18 [BLOCKER] (core/xss) {lines: 3} member names and emails are set by the members themselves (display name via /me/profile) and written with innerHTML, so any member whose name is <img src=x onerror=...> runs script in the session of the owner searching for a new owner (stored XSS)
+  document.getElementById('owner-status').innerHTML = member
+    ? `Selected new owner: <strong>${member.name}</strong> (${member.email})`
+    : '';
 }
 
 async function searchMembers(term) {
@@ -169,10 +194,11 @@ async function revealApiKey() {
 export function initAccountPage() {
   const profileForm = document.getElementById('profile-form');
   const preferencesForm = document.getElementById('preferences-form');
+  profileForm.querySelectorAll('select[data-current]').forEach(selectCurrentOption);
 
   profileForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    // SEED 8 [MAJOR] (core/unhandled-promise) saveProfile's rejection is neither awaited nor caught: on any API error the submit button stays disabled, no message is shown and an unhandled rejection is raised
+    // SEED 8 [MAJOR] (core/unhandled-promise) saveProfile's promise is neither awaited nor caught: on any API error no message is shown (the status stays on 'Saving…') and an unhandled rejection is raised
     saveProfile(profileForm);
   });
 
@@ -187,6 +213,7 @@ export function initAccountPage() {
   document.getElementById('activity-close').addEventListener('click', closeActivityPanel);
   document.getElementById('api-key-reveal').addEventListener('click', revealApiKey);
 
+  document.getElementById('new-owner').addEventListener('change', (event) => describeOwnerChoice(event.target));
   document.getElementById('member-search').addEventListener('input', (event) => {
     const term = event.target.value.trim();
     clearTimeout(state.memberSearchTimer);

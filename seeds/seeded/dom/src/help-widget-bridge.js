@@ -48,12 +48,12 @@ export function initHelpWidget(frame, user) {
       user: { email: user.email, plan: user.plan, supportToken: user.supportToken },
       locale: document.documentElement.lang || navigator.language,
     };
-    // SEED 14 [BLOCKER] (core/sensitive-data-exposure) the user's email and support identity token are posted with targetOrigin '*', so whatever document the frame holds at that moment (after a redirect or an external link) receives them
+    // SEED 14 [CRITICAL] (core/sensitive-data-exposure) the user's email and support identity token are posted with targetOrigin '*', so whatever document the frame holds at that moment (after a redirect or an external link) receives them
     frame.contentWindow.postMessage(context, '*');
   }
 
   function onMessage(event) {
-    // SEED 13 [BLOCKER] (core/missing-authentication) event.origin and event.source are never checked, so any window holding a reference to this page can send widget:navigate with a javascript: URL and run script on the account page
+    // SEED 13 [CRITICAL] (core/missing-authentication) event.origin and event.source are never checked, so any window holding a reference to this page (an attacker page that opened it) can send widget:navigate with a javascript: URL and run script on the account page (DOM XSS)
     const msg = event.data || {};
     // SEED 15 [MAJOR] (core/missing-case) {symbol: CLOSE} WidgetMessage.CLOSE has no case and only reaches the default log, so the widget's close button never hides the panel
     switch (msg.type) {

@@ -23,8 +23,11 @@ function createApp({ pg, mongoDb, mailer, logger }) {
   app.disable('x-powered-by');
   app.set('trust proxy', 1);
   app.use(helmet());
-  app.use(pinoHttp({ logger, redact: ['req.headers.authorization', 'req.headers.cookie'] }));
-  // SEED 1 [CRITICAL] (core/cors-misconfiguration) origin: true reflects any Origin together with credentials: true, so any website can make authenticated cross-origin calls and read the responses
+  app.use(pinoHttp({
+    logger,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-key"]', 'res.headers["set-cookie"]'],
+  }));
+  // SEED 1 [MAJOR] (core/cors-misconfiguration) origin: true reflects any Origin together with credentials: true, so any website may send credentialed cross-origin requests (the refresh_token cookie rides along) and read the responses; use an allow-list of origins
   app.use(cors({ origin: true, credentials: true }));
   app.use(express.json({ limit: '100kb' }));
   app.use(cookieParser());
@@ -51,7 +54,8 @@ function createApp({ pg, mongoDb, mailer, logger }) {
 
 async function main() {
   const logger = require('pino')({ level: config.logLevel });
-  const pg = new Pool({ connectionString: config.postgresUrl, max: 20, idleTimeoutMillis: 30_000 });
+  // SEED 16 [MAJOR] (core/missing-registration) the pg Pool gets no 'error' listener: when an idle client's connection drops (database restart, failover) the pool emits 'error' with no handler and the whole API process crashes
+  const pg = new Pool({ connectionString: config.postgresUrl, max: 20, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
   const mongo = await MongoClient.connect(config.mongoUrl, { serverSelectionTimeoutMS: 5_000 });
   const app = createApp({ pg, mongoDb: mongo.db(config.mongoDbName), mailer: createMailer(config.mail), logger });
   const server = app.listen(config.port, () => logger.info({ port: config.port }, 'orders api listening'));

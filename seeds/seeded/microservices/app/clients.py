@@ -106,7 +106,7 @@ class InventoryClient(_ServiceClient):
     def __init__(self, config: ServiceConfig, session: requests.Session | None = None) -> None:
         super().__init__(config, session)
         # Inventory is reached through the internal mesh gateway.
-        # SEED 1 [BLOCKER] (core/tls-verification-disabled) certificate verification turned off for inventory calls, so anyone on the network path can impersonate inventory and capture the bearer token
+        # SEED 1 [CRITICAL] (core/tls-verification-disabled) certificate verification turned off for inventory calls, so anyone on the network path can impersonate inventory and capture the bearer token
         self._session.verify = False
 
     def get_stock(self, sku: str) -> int:
@@ -134,7 +134,7 @@ class InventoryClient(_ServiceClient):
             resp = self._session.delete(url, timeout=self.timeout)
             if resp.status_code != 404:
                 resp.raise_for_status()
-        # SEED 7 [MAJOR] (core/swallowed-error) a failed release is silently ignored, so the caller believes the stock was returned while it stays reserved and unsellable
+        # SEED 7 [MAJOR] (core/swallowed-error) a failed release is silently ignored, so the caller believes the stock was returned while it stays held (and cannot be sold) until the reservation expires, with no log and no error to retry on
         except requests.RequestException:
             pass
 
@@ -171,7 +171,7 @@ class PaymentsClient(_ServiceClient):
                     "payment charge failed status=%s order=%s headers=%s",
                     resp.status_code,
                     order_id,
-                    # SEED 6 [BLOCKER] (core/secrets-in-logs) logs the sent request headers, which include the service's bearer token in the Authorization header
+                    # SEED 6 [CRITICAL] (core/secrets-in-logs) logs the sent request headers, which include the service's bearer token in the Authorization header
                     resp.request.headers,
                 )
             return self._check(resp)["charge_id"]
@@ -201,7 +201,8 @@ def build_clients() -> tuple[InventoryClient, PaymentsClient]:
     payments = PaymentsClient(
         ServiceConfig(
             base_url=os.environ["PAYMENTS_URL"],
-            token=os.environ["PAYMENTS_TOKEN"],
+            # SEED 19 [BLOCKER] (core/hardcoded-secrets) the production payments service token is committed as the fallback value, so anyone with read access to the repository or the image can charge and refund as the orders service
+            token=os.environ.get("PAYMENTS_TOKEN", "pmt-svc-prod-7c41e9a0b2f85d36e1a4"),
             ca_bundle=ca_bundle,
             read_timeout=10.0,
         )

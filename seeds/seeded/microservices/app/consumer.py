@@ -83,7 +83,7 @@ class PaymentEventProcessor:
         # SEED 13 [MINOR] (core/wrong-timezone) naive local time written as the settlement timestamp, so settled_at shifts with the container's time zone and is ambiguous across DST
         settled_at = datetime.now()
         with self._conn.cursor() as cur:
-            # SEED 10 [CRITICAL] (core/logic-error) no de-duplication by event_id: RabbitMQ delivers at least once, so a redelivered settlement records the same payment twice
+            # SEED 10 [MAJOR] (core/logic-error) no de-duplication by event_id: RabbitMQ delivers at least once, so a redelivered settlement records the same payment twice
             cur.execute(
                 """
                 INSERT INTO order_payments (event_id, order_id, charge_id, amount, currency, settled_at)
@@ -93,11 +93,18 @@ class PaymentEventProcessor:
             )
             # SEED 9 [CRITICAL] (core/missing-transaction) the payment row is committed before the order update, so a crash or failure in between leaves a recorded payment on an order still awaiting payment
             self._conn.commit()
+            # BORDERLINE 3 the settled amount and currency are not compared with the order total; whether payments can ever settle a different amount than orders charged depends on the payments contract, not visible here
             cur.execute(
                 "UPDATE orders SET status = 'paid', paid_at = %s "
                 "WHERE id = %s AND status = 'awaiting_payment'",
                 (settled_at, event["order_id"]),
             )
+            if cur.rowcount == 0:
+                self._conn.rollback()
+                raise PermanentEventError(
+                    f"settlement {event['event_id']} does not apply: order {event['order_id']} "
+                    "is not awaiting payment"
+                )
             self._conn.commit()
         log.info("order %s paid (charge %s)", event["order_id"], event["charge_id"])
 

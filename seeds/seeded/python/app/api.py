@@ -64,7 +64,7 @@ class InvoiceOut(BaseModel):
 
 
 def _invoice_out(invoice: repo.Invoice, lines: list[repo.LineItem]) -> InvoiceOut:
-    # SEED 6 [MAJOR] (core/float-money) line totals are summed as binary floats, so amounts like 0.10 * 3 come out as 0.30000000000000004 and totals drift by a cent
+    # SEED 6 [MAJOR] (core/float-money) line totals are summed as binary floats and rounded back: past 2**53 cents (a line the model accepts, e.g. 9999 x 9999999999.99) cents are lost, and Decimal(str(0.3)) reports 0.3 instead of 0.30
     total = round(sum(line.quantity * float(line.unit_price) for line in lines), 2)
     overdue = 0
     if invoice.status is repo.InvoiceStatus.OPEN:
@@ -96,7 +96,7 @@ def list_my_invoices(
     principal: Principal = Depends(current_principal),
 ) -> list[InvoiceOut]:
     invoices = repo.list_invoices(principal.customer_id, status_filter, sort, page, page_size)
-    # SEED 8 [MAJOR] (core/n-plus-one) one line-item query per invoice on the page: a 100-row page issues 101 round trips to the database
+    # SEED 8 [MINOR] (core/n-plus-one) one line-item query per invoice on the page: a 100-row page issues 101 round trips to the database
     return [_invoice_out(inv, repo.get_line_items(inv.id)) for inv in invoices]
 
 

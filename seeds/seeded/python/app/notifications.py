@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 PROVIDER_SIGNING_SECRET = os.environ["PAYMENT_PROVIDER_SIGNING_SECRET"].encode()
 MAX_DELIVERY_ATTEMPTS = 5
 DELIVERY_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
+DELIVERY_DEADLINE_SECONDS = 15
 
 router = APIRouter(prefix="/webhooks", tags=["webhooks"])
 
@@ -41,6 +42,18 @@ def _sign(secret: str, body: bytes) -> dict[str, str]:
         "Content-Type": "application/json",
         "Billing-Signature": f"t={timestamp},v1={digest.hexdigest()}",
     }
+
+
+async def _post(client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str]) -> int:
+    """POST to a customer endpoint and return its status code.
+
+    The response is streamed and closed unread, so an endpoint cannot make the worker
+    buffer an unbounded body, and the whole exchange has one deadline. Raises
+    httpx.HTTPError or TimeoutError.
+    """
+    async with asyncio.timeout(DELIVERY_DEADLINE_SECONDS):
+        async with client.stream("POST", url, content=body, headers=headers) as resp:
+            return resp.status_code
 
 
 def _store_endpoint(customer_id: int, url: str, description: str, secret: str) -> int:
@@ -71,12 +84,12 @@ async def register_endpoint(
     ping = json.dumps({"type": "ping"}).encode()
     async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT, follow_redirects=False) as client:
         try:
-            # SEED 12 [BLOCKER] (core/ssrf) the server POSTs to whatever URL the customer submits, including http://169.254.169.254/ or internal hosts, and reports whether it answered
-            resp = await client.post(url, content=ping, headers=_sign(secret, ping))
-        except httpx.HTTPError:
+            # SEED 12 [CRITICAL] (core/ssrf) the server POSTs to whatever URL the customer submits, including http://169.254.169.254/ or internal hosts, and reports whether it answered
+            status_code = await _post(client, url, ping, _sign(secret, ping))
+        except (httpx.HTTPError, TimeoutError):
             raise HTTPException(422, "endpoint could not be reached") from None
-    if resp.status_code >= 300:
-        raise HTTPException(422, f"endpoint answered the test event with {resp.status_code}")
+    if status_code >= 300:
+        raise HTTPException(422, f"endpoint answered the test event with {status_code}")
     endpoint_id = await asyncio.to_thread(
         _store_endpoint, principal.customer_id, url, body.description, secret
     )
@@ -101,12 +114,12 @@ async def _deliver(client: httpx.AsyncClient, endpoint: dict, event: dict) -> bo
     body = json.dumps(event, separators=(",", ":"), default=str).encode()
     for attempt in range(MAX_DELIVERY_ATTEMPTS):
         try:
-            resp = await client.post(endpoint["url"], content=body, headers=_sign(endpoint["secret"], body))
-            if resp.status_code < 300:
+            status_code = await _post(client, endpoint["url"], body, _sign(endpoint["secret"], body))
+            if status_code < 300:
                 return True
-            log.warning("endpoint %s answered %s", endpoint["id"], resp.status_code)
-        except httpx.HTTPError as exc:
-            log.warning("endpoint %s failed: %s", endpoint["id"], exc)
+            log.warning("endpoint %s answered %s", endpoint["id"], status_code)
+        except (httpx.HTTPError, TimeoutError) as exc:
+            log.warning("endpoint %s failed: %r", endpoint["id"], exc)
         if attempt < MAX_DELIVERY_ATTEMPTS - 1:
             # SEED 14 [MAJOR] (core/blocking-in-async) time.sleep inside a coroutine blocks the whole event loop for up to 8 s per retry, stalling every other request the worker serves
             time.sleep(2**attempt)
@@ -139,7 +152,7 @@ def _verify_provider_signature(body: bytes, header: str) -> None:
     expected = hmac.new(
         PROVIDER_SIGNING_SECRET, f"{timestamp}.".encode() + body, hashlib.sha256
     ).hexdigest()
-    # SEED 16 [MAJOR] (core/timing-attack) the HMAC is compared with !=, which returns at the first differing byte and lets an attacker recover a valid signature by timing; use hmac.compare_digest
+    # SEED 16 [MINOR] (core/timing-attack) the HMAC is compared with !=, which returns at the first differing byte and lets an attacker recover a valid signature by timing; use hmac.compare_digest
     if received != expected:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "bad signature")
 
@@ -152,19 +165,35 @@ async def provider_event(
 ) -> None:
     body = await request.body()
     _verify_provider_signature(body, provider_signature)
-    event = json.loads(body)
-    data = event["data"]
-    invoice_id = int(data["metadata"]["invoice_id"])
-    match event["type"]:
+    try:
+        event = json.loads(body, parse_float=Decimal)
+        event_type = event["type"]
+        data = event["data"]
+        if not isinstance(data, dict):
+            raise TypeError("event data is not an object")
+    except (ValueError, KeyError, TypeError):
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, "malformed event") from None
+    if event_type not in ("payment.succeeded", "charge.refunded"):
+        return
+    try:
+        invoice_id = int(data["metadata"]["invoice_id"])
+    except (KeyError, TypeError, ValueError):
+        # Not every provider payment belongs to an invoice; acknowledge so it is not retried.
+        log.warning("provider event %s of type %s carries no invoice id; ignored", data.get("id"), event_type)
+        return
+    match event_type:
         case "payment.succeeded":
             try:
-                recorded = await asyncio.to_thread(
-                    repo.record_payment, invoice_id, Decimal(data["amount"]), data["id"]
-                )
+                amount = Decimal(data["amount"])
+                reference = str(data["id"])
+            except (KeyError, TypeError, ArithmeticError):
+                raise HTTPException(status.HTTP_400_BAD_REQUEST, "malformed payment event") from None
+            try:
+                recorded = await asyncio.to_thread(repo.record_payment, invoice_id, amount, reference)
             except repo.InvoiceNotOpen:
                 log.error(
                     "payment %s received for invoice %s which is not open; needs manual reconciliation",
-                    data["id"],
+                    reference,
                     invoice_id,
                 )
                 return
@@ -172,10 +201,10 @@ async def provider_event(
                 return
             new_status = repo.InvoiceStatus.PAID
         case "charge.refunded":
-            await asyncio.to_thread(repo.mark_refunded, invoice_id)
+            if not await asyncio.to_thread(repo.mark_refunded, invoice_id):
+                log.warning("refund for invoice %s which is not paid; nothing changed", invoice_id)
+                return
             new_status = repo.InvoiceStatus.REFUNDED
-        case _:
-            return
     invoice = await asyncio.to_thread(repo.get_invoice, invoice_id)
     if invoice is not None:
         background.add_task(notify_status_change, invoice, new_status)

@@ -135,7 +135,7 @@ def get_line_items(invoice_id: int) -> list[LineItem]:
 
 def create_invoice(customer_id: int, currency: str, due_on: date, lines: list[LineItem]) -> Invoice:
     with connection() as conn:
-        # SEED 4 [CRITICAL] (core/race-condition) read-max-then-insert numbering: two concurrent requests read the same MAX and issue duplicate invoice numbers
+        # SEED 4 [MAJOR] (core/race-condition) read-max-then-insert numbering: two concurrent requests read the same MAX and issue duplicate invoice numbers
         last = conn.execute("SELECT COALESCE(MAX(seq), 0) AS seq FROM invoices").fetchone()
         seq = last["seq"] + 1
         row = conn.execute(
@@ -167,6 +167,7 @@ def _insert_payment(invoice_id: int, amount: Decimal, reference: str) -> bool:
 
 def _mark_paid(invoice_id: int) -> None:
     with connection() as conn:
+        # SEED 17 [MAJOR] (core/logic-error) any payment marks the invoice paid: the amount is never compared with the line total nor the currency with the invoice's, so a 0.01 payment (or a partial manual one) settles the whole invoice
         updated = conn.execute(
             "UPDATE invoices SET status = %s, paid_at = now() WHERE id = %s AND status = %s",
             (InvoiceStatus.PAID.value, invoice_id, InvoiceStatus.OPEN.value),
@@ -182,16 +183,18 @@ def record_payment(invoice_id: int, amount: Decimal, reference: str) -> bool:
     retries deliver the same event more than once). Raises InvoiceNotOpen when the
     invoice is not open.
     """
-    # SEED 5 [CRITICAL] (core/missing-transaction) the payment insert and the status update commit on separate pooled connections, so if the update fails (or the invoice is not open) the payment stays recorded against an invoice still shown as unpaid
+    # SEED 5 [CRITICAL] (core/missing-transaction) the payment insert and the status update commit on separate pooled connections, so if the update fails after the insert has committed (a dropped connection, a lock timeout) the payment is stored while the invoice stays open and is shown as unpaid
     if not _insert_payment(invoice_id, amount, reference):
         return False
     _mark_paid(invoice_id)
     return True
 
 
-def mark_refunded(invoice_id: int) -> None:
+def mark_refunded(invoice_id: int) -> bool:
+    """Move a paid invoice to refunded; False when it was not paid (nothing changed)."""
     with connection() as conn:
-        conn.execute(
+        updated = conn.execute(
             "UPDATE invoices SET status = %s WHERE id = %s AND status = %s",
             (InvoiceStatus.REFUNDED.value, invoice_id, InvoiceStatus.PAID.value),
-        )
+        ).rowcount
+    return updated == 1

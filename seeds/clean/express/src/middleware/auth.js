@@ -48,6 +48,7 @@ function requireRole(...roles) {
  * Service-to-service calls (fulfilment webhooks) authenticate with a shared
  * key in the X-Internal-Key header instead of a user token.
  */
+// BORDERLINE 1 exported but not mounted by app.js, and it sets tenantId null while tenant-scoped routes filter on tenant_id; whether a fulfilment webhook router that uses it exists is outside this diff
 function requireInternalKey({ internalApiKey }) {
   const expected = crypto.createHash('sha256').update(internalApiKey).digest();
   return function requireInternalKeyMiddleware(req, _res, next) {
@@ -61,6 +62,7 @@ function requireInternalKey({ internalApiKey }) {
   };
 }
 
+// BORDERLINE 2 refresh tokens are issued and stored, but no refresh, rotation or logout route is in this diff (the cookie path names /api/users/refresh); the redeeming endpoint may live in a follow-up, and nothing here accepts the token, so it cannot be abused yet
 function createTokenService({ privateKey, issuer, audience }, refreshTokens) {
   return {
     async issue(user) {

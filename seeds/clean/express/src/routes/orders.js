@@ -13,6 +13,7 @@ const MAX_PAGE_SIZE = 100;
 const MAX_ITEMS_PER_ORDER = 50;
 const MAX_QUANTITY = 100;
 /** Allowed previous statuses for each target status. */
+// BORDERLINE 3 pending -> paid can be set by support/fulfilment staff with no payment reference; whether manual payment reconciliation by staff is allowed is a business rule outside this diff (the route is role-gated and tenant-scoped)
 const TRANSITIONS = { paid: ['pending'], shipped: ['paid'], cancelled: ['pending', 'paid'] };
 const SORT_COLUMNS = { created: 'o.created_at', total: 'o.total_cents', status: 'o.status' };
 
@@ -152,6 +153,7 @@ module.exports = function ordersRouter({ pg }) {
     }),
   );
 
+  // BORDERLINE 4 only JWT users with the fulfilment/support role reach this route; a fulfilment webhook using X-Internal-Key (requireInternalKey, tenantId null) is not wired to it here, which matters only if such a service-to-service caller exists outside this diff
   router.patch(
     '/:id/status',
     requireRole('fulfilment', 'support'),
@@ -161,16 +163,37 @@ module.exports = function ordersRouter({ pg }) {
       if (typeof status !== 'string' || !Object.hasOwn(TRANSITIONS, status)) {
         throw new HttpError(400, 'unsupported status transition');
       }
-      const { rows } = await pg.query(
-        `UPDATE orders SET status = $1, updated_at = now()
-          WHERE id = $2 AND tenant_id = $3 AND status = ANY($4)
-          RETURNING id, status`,
-        [status, id, req.user.tenantId, TRANSITIONS[status]],
-      );
-      if (rows.length === 0) {
-        throw new HttpError(409, `order cannot move to ${status}`);
+      const client = await pg.connect();
+      let order;
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query(
+          `UPDATE orders SET status = $1, updated_at = now()
+            WHERE id = $2 AND tenant_id = $3 AND status = ANY($4)
+            RETURNING id, status, currency`,
+          [status, id, req.user.tenantId, TRANSITIONS[status]],
+        );
+        if (rows.length === 0) {
+          throw new HttpError(409, `order cannot move to ${status}`);
+        }
+        order = rows[0];
+        if (status === 'cancelled') {
+          // Give back the stock POST / reserved for this order's items.
+          await client.query(
+            `UPDATE products p SET stock = p.stock + oi.quantity
+               FROM order_items oi
+              WHERE oi.order_id = $1 AND p.sku = oi.sku AND p.currency = $2`,
+            [order.id, order.currency],
+          );
+        }
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw err;
+      } finally {
+        client.release();
       }
-      res.json(rows[0]);
+      res.json({ id: order.id, status: order.status });
     }),
   );
 

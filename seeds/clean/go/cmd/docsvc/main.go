@@ -178,7 +178,11 @@ func main() {
 		MaxHeaderBytes:    1 << 20,
 	}
 
+	// ListenAndServe returns as soon as Shutdown starts; main waits on shutdownDone so
+	// in-flight requests finish (and the deferred db.Close runs) before the process exits.
+	shutdownDone := make(chan struct{})
 	go func() {
+		defer close(shutdownDone)
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
@@ -192,4 +196,5 @@ func main() {
 		logger.Error("server stopped", "err", err)
 		os.Exit(1)
 	}
+	<-shutdownDone
 }

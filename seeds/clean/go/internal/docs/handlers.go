@@ -25,6 +25,14 @@ const (
 	maxUploadBytes = 50 << 20
 	listPageSize   = 100
 	trashRetention = 30 * 24 * time.Hour
+
+	// maxConcurrentPreviews caps the pdftoppm processes one instance runs at a time.
+	maxConcurrentPreviews = 4
+)
+
+var (
+	previewSlots = make(chan struct{}, maxConcurrentPreviews)
+	previewEnv   = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}
 )
 
 // Handler serves the document API. Blobs live as files under blobRoot, named by a random key.
@@ -109,23 +117,28 @@ func newBlobKey() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-func (h *Handler) writeBlob(key string, data []byte) error {
+// writeBlob streams body into a temp file under blobRoot, flushes it to disk and only then
+// moves it into place as key, so a reader never sees a partial blob and memory stays flat.
+func (h *Handler) writeBlob(key string, body io.Reader) (int64, error) {
 	f, err := os.CreateTemp(h.blobRoot, "upload-*")
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, err = f.Write(data)
+	n, err := io.Copy(f, body)
 	if err == nil {
 		err = f.Sync()
 	}
 	if closeErr := f.Close(); err == nil {
 		err = closeErr
 	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(h.blobRoot, key))
+	}
 	if err != nil {
 		os.Remove(f.Name())
-		return err
+		return 0, err
 	}
-	return os.Rename(f.Name(), filepath.Join(h.blobRoot, key))
+	return n, nil
 }
 
 func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
@@ -139,22 +152,18 @@ func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid Content-Type", http.StatusUnsupportedMediaType)
 		return
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxUploadBytes))
+	key, err := newBlobKey()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	size, err := h.writeBlob(key, http.MaxBytesReader(w, r.Body, maxUploadBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			http.Error(w, "document exceeds the upload limit", http.StatusRequestEntityTooLarge)
 			return
 		}
-		http.Error(w, "could not read body", http.StatusBadRequest)
-		return
-	}
-	key, err := newBlobKey()
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if err := h.writeBlob(key, data); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -163,7 +172,7 @@ func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 		Title:       title,
 		ContentType: contentType,
 		BlobKey:     key,
-		Size:        int64(len(data)),
+		Size:        size,
 	})
 	if err != nil {
 		os.Remove(filepath.Join(h.blobRoot, key))
@@ -206,6 +215,14 @@ func (h *Handler) Preview(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "previews are only available for PDF documents", http.StatusUnsupportedMediaType)
 		return
 	}
+	select {
+	case previewSlots <- struct{}{}:
+		defer func() { <-previewSlots }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "too many previews in progress, try again shortly", http.StatusServiceUnavailable)
+		return
+	}
 	page := 1
 	if p := r.URL.Query().Get("page"); p != "" {
 		n, err := strconv.Atoi(p)
@@ -228,6 +245,7 @@ func (h *Handler) Preview(w http.ResponseWriter, r *http.Request) {
 	src := filepath.Join(h.blobRoot, doc.BlobKey)
 	pageArg := strconv.Itoa(page)
 	cmd := exec.CommandContext(ctx, "pdftoppm", "-png", "-singlefile", "-r", "72", "-f", pageArg, "-l", pageArg, src, out)
+	cmd.Env = previewEnv // the renderer parses untrusted bytes: it gets none of the service's secrets
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		h.log.Warn("preview failed", "doc", doc.ID, "err", err, "output", string(msg))
 		http.Error(w, "could not render that page", http.StatusUnprocessableEntity)

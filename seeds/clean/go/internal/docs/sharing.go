@@ -17,26 +17,6 @@ const (
 	maxShareTTLHours = 30 * 24
 )
 
-var sharePage = template.Must(template.New("share").Parse(`<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>{{.Title}}</title></head>
-<body>
-<main>
-  <h1>{{.Title}}</h1>
-  <p>{{.ContentType}}, {{.SizeKB}} KB, shared until {{.ExpiresAt}}</p>
-  <a href="/s/{{.Token}}/download">Download</a>
-</main>
-</body>
-</html>`))
-
-type sharePageData struct {
-	Title       string
-	ContentType string
-	SizeKB      int64
-	ExpiresAt   string
-	Token       string
-}
-
 type shareRequest struct {
 	TTLHours int `json:"ttl_hours"`
 }
@@ -82,6 +62,26 @@ func (h *Handler) resolveShare(w http.ResponseWriter, r *http.Request) (ShareLin
 		return ShareLink{}, Document{}, false
 	}
 	return link, doc, true
+}
+
+var sharePage = template.Must(template.New("share").Parse(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>{{.Title}}</title></head>
+<body>
+<main>
+  <h1>{{.Title}}</h1>
+  <p>{{.ContentType}}, {{.SizeKB}} KB, shared until {{.ExpiresAt}}</p>
+  <a href="/s/{{.Token}}/download">Download</a>
+</main>
+</body>
+</html>`))
+
+type sharePageData struct {
+	Title       string
+	ContentType string
+	SizeKB      int64
+	ExpiresAt   string
+	Token       string
 }
 
 func (h *Handler) ViewShared(w http.ResponseWriter, r *http.Request) {

@@ -62,9 +62,17 @@ function discountCents(discount, subtotalCents, recurringCents, now) {
     case DiscountType.FREE_MONTHS:
       return recurringCents;
     case DiscountType.PERCENT:
+      if (!Number.isFinite(discount.percent) || discount.percent < 0 || discount.percent > 100) {
+        throw new RangeError(`Invalid discount percent: ${discount.percent}`);
+      }
       return Math.round((subtotalCents * discount.percent) / 100);
-    case DiscountType.FIXED:
-      return Math.min(toCents(discount.amount), subtotalCents);
+    case DiscountType.FIXED: {
+      const amountCents = toCents(discount.amount);
+      if (amountCents < 0) {
+        throw new RangeError(`Invalid discount amount: ${discount.amount}`);
+      }
+      return Math.min(amountCents, subtotalCents);
+    }
     default:
       throw new TypeError(`Unknown discount type: ${discount.type}`);
   }
@@ -135,6 +143,8 @@ export function createInvoice(customer, lines, overrides = {}, now = new Date())
   const discount = discountCents(customer.discount, subtotalCents, recurringCents, now);
   const taxCents = Math.round((subtotalCents - discount) * options.taxRate);
   const totalCents = subtotalCents - discount + taxCents;
+  const installments =
+    options.installments > 1 ? splitIntoInstallments(totalCents, options.installments) : [totalCents];
 
   return {
     customerId: customer.id,
@@ -146,9 +156,8 @@ export function createInvoice(customer, lines, overrides = {}, now = new Date())
     discountCents: discount,
     taxCents,
     totalCents,
-    collectible: totalCents >= MINIMUM_CHARGE_CENTS,
+    collectible: installments.every((part) => part >= MINIMUM_CHARGE_CENTS),
     paymentToken: paymentToken(),
-    installments:
-      options.installments > 1 ? splitIntoInstallments(totalCents, options.installments) : [totalCents],
+    installments,
   };
 }

@@ -4,6 +4,9 @@
  * Headers map onto nested fields with dot notation ("billing.country"), so a
  * file exported from most CRMs can be imported without a mapping step.
  * Opening balances are converted to the account's currency on the way in.
+ * Accepted records belong to the uploader's tenant. Importing is restricted to
+ * billing administrators (role "billing-admin") because opening balances become
+ * receivables; the upload route only authenticates the actor.
  */
 
 const FX_ENDPOINT = 'https://api.ratefeed.io/v2/latest';
@@ -15,11 +18,22 @@ const REQUIRED_COLUMNS = ['externalId', 'name', 'email', 'currency', 'openingBal
 
 const EMAIL_PATTERN = /^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$/;
 const SUPPORTED_CURRENCIES = new Set(['USD', 'EUR', 'GBP', 'CAD', 'AUD', 'CHF']);
+const IMPORT_ROLE = 'billing-admin';
+/** Columns copied onto a customer besides the required ones; anything else in the file is ignored. */
+const OPTIONAL_FIELDS = ['company', 'phone'];
+const BILLING_FIELDS = ['line1', 'line2', 'city', 'region', 'postalCode', 'country'];
 
 export class ImportError extends Error {
   constructor(message) {
     super(message);
     this.name = 'ImportError';
+  }
+}
+
+export class ImportPermissionError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ImportPermissionError';
   }
 }
 
@@ -126,7 +140,22 @@ function toRecord(columns, cells) {
   return record;
 }
 
-function normalise(record) {
+function pickStrings(source, fields) {
+  const picked = {};
+  for (const field of fields) {
+    if (typeof source?.[field] === 'string' && source[field] !== '') {
+      picked[field] = source[field];
+    }
+  }
+  return picked;
+}
+
+function normalise(record, tenantId) {
+  for (const name of REQUIRED_COLUMNS) {
+    if (typeof record[name] !== 'string') {
+      throw new ImportError(`Column "${name}" cannot also have nested fields`);
+    }
+  }
   if (!record.externalId || !record.name) {
     throw new ImportError('externalId and name are required');
   }
@@ -143,16 +172,30 @@ function normalise(record) {
   }
   const [, sign, whole, fraction = ''] = balance;
   const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
-  const { openingBalance, ...rest } = record;
-  return { ...rest, currency, balanceCents: sign ? -cents : cents };
+  return {
+    tenantId,
+    externalId: record.externalId,
+    name: record.name,
+    email: record.email,
+    ...pickStrings(record, OPTIONAL_FIELDS),
+    billing: pickStrings(record.billing, BILLING_FIELDS),
+    currency,
+    balanceCents: sign ? -cents : cents,
+  };
 }
 
 /**
  * @param {string} csvText
- * @param {{ fx: FxClient, accountCurrency?: string, maxRows?: number }} options
+ * @param {{ fx: FxClient, actor: { id: string, tenantId: string, roles: string[] }, accountCurrency?: string, maxRows?: number }} options
  * @returns {Promise<{ accepted: object[], rejected: { line: number, reason: string }[] }>}
  */
-export async function importCustomers(csvText, { fx, accountCurrency = 'USD', maxRows = DEFAULT_MAX_ROWS }) {
+export async function importCustomers(csvText, { fx, actor, accountCurrency = 'USD', maxRows = DEFAULT_MAX_ROWS }) {
+  if (!actor?.tenantId) {
+    throw new ImportPermissionError('Sign in to import customers');
+  }
+  if (!actor.roles?.includes(IMPORT_ROLE)) {
+    throw new ImportPermissionError('Only billing administrators can import customers');
+  }
   if (csvText.length > MAX_FILE_CHARS) {
     throw new ImportError('The file is too large to import');
   }
@@ -173,7 +216,7 @@ export async function importCustomers(csvText, { fx, accountCurrency = 'USD', ma
   const rejected = [];
   rows.forEach((cells, index) => {
     try {
-      accepted.push(normalise(toRecord(columns, cells)));
+      accepted.push(normalise(toRecord(columns, cells), actor.tenantId));
     } catch (err) {
       if (!(err instanceof ImportError)) {
         throw err;

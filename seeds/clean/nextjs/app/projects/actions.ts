@@ -6,6 +6,7 @@ import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { auth } from '@/lib/auth';
 import { prisma } from '@/lib/db';
+import { logger } from '@/lib/logger';
 import { sendInvitationEmail } from '@/lib/mail';
 import { getMembership, hasRole } from '@/lib/permissions';
 
@@ -80,7 +81,7 @@ export async function inviteMember(projectId: string, _prev: ActionState, formDa
   }
 
   const token = randomBytes(32).toString('base64url');
-  const project = await prisma.$transaction(async (tx) => {
+  const invited = await prisma.$transaction(async (tx) => {
     // Lock the project row so concurrent invitations are counted one at a time.
     const [locked] = await tx.$queryRaw<{ name: string; seatLimit: number }[]>`
       SELECT name, "seatLimit" FROM "Project" WHERE id = ${projectId} FOR UPDATE`;
@@ -88,13 +89,15 @@ export async function inviteMember(projectId: string, _prev: ActionState, formDa
       throw new Error(`project ${projectId} not found`);
     }
     const members = await tx.membership.count({ where: { projectId } });
+    // Re-inviting an address replaces its pending invitation instead of taking another seat.
     const pending = await tx.invitation.count({
-      where: { projectId, acceptedAt: null, expiresAt: { gt: new Date() } },
+      where: { projectId, acceptedAt: null, expiresAt: { gt: new Date() }, email: { not: parsed.data.email } },
     });
     if (members + pending >= locked.seatLimit) {
       return null;
     }
-    await tx.invitation.create({
+    await tx.invitation.deleteMany({ where: { projectId, email: parsed.data.email, acceptedAt: null } });
+    const invitation = await tx.invitation.create({
       data: {
         projectId,
         email: parsed.data.email,
@@ -103,14 +106,22 @@ export async function inviteMember(projectId: string, _prev: ActionState, formDa
         invitedById: userId,
         expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
       },
+      select: { id: true },
     });
-    return locked;
+    return { projectName: locked.name, invitationId: invitation.id };
   });
-  if (!project) {
+  if (!invited) {
     return { error: 'All seats on this plan are in use.' };
   }
 
-  await sendInvitationEmail({ to: parsed.data.email, projectName: project.name, token });
+  try {
+    await sendInvitationEmail({ to: parsed.data.email, projectName: invited.projectName, token });
+  } catch (err) {
+    // Nobody can use an invitation whose token was never delivered, so give the seat back.
+    logger.error({ err, projectId }, 'invitation e-mail could not be sent');
+    await prisma.invitation.deleteMany({ where: { id: invited.invitationId } });
+    return { error: 'The invitation e-mail could not be sent. Please try again.' };
+  }
   revalidatePath(`/projects/${projectId}`);
   return { message: `Invitation sent to ${parsed.data.email}.` };
 }

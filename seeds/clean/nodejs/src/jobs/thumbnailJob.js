@@ -18,6 +18,7 @@ const MAX_SOURCE_BYTES = 50 * 1024 * 1024;
 const DOWNLOAD_TIMEOUT_MS = 30_000;
 const CONVERT_TIMEOUT_MS = 60_000;
 const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{2,62}$/;
+const ASSET_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
 const FILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(?:jpe?g|png|webp)$/i;
 const ALLOWED_SOURCE_HOSTS = new Set(
   (process.env.MEDIA_SOURCE_HOSTS || '')
@@ -42,6 +43,7 @@ function parseSourceUrl(raw) {
   } catch {
     throw new JobError(`invalid source URL: ${raw}`);
   }
+  // BORDERLINE 2 only https on the MEDIA_SOURCE_HOSTS allowlist is fetched; whether an allowlisted URL can name another tenant's upload depends on how the upload-registration API issues and checks sourceUrl, which is not part of this change
   if (url.protocol !== 'https:' || !ALLOWED_SOURCE_HOSTS.has(url.hostname)) {
     throw new JobError(`source URL not allowed: ${url.origin}`);
   }
@@ -74,14 +76,17 @@ async function download(url, destination) {
   await pipeline(Readable.fromWeb(response.body), byteLimit(MAX_SOURCE_BYTES), fs.createWriteStream(destination));
 }
 
-function outputPath(tenantId, size, fileName) {
+function outputPath(tenantId, assetId, size, fileName) {
   if (!TENANT_ID_PATTERN.test(tenantId)) {
     throw new JobError(`invalid tenant id: ${tenantId}`);
+  }
+  if (!ASSET_ID_PATTERN.test(assetId)) {
+    throw new JobError(`invalid asset id: ${assetId}`);
   }
   if (!FILE_NAME_PATTERN.test(fileName)) {
     throw new JobError(`invalid file name: ${fileName}`);
   }
-  const dir = path.join(THUMBNAIL_ROOT, tenantId, size);
+  const dir = path.join(THUMBNAIL_ROOT, tenantId, assetId, size);
   return { dir, file: path.join(dir, fileName) };
 }
 
@@ -116,7 +121,7 @@ async function generateThumbnails(job, { logger }) {
 
     const thumbnails = [];
     for (const [size, width] of Object.entries(SIZES)) {
-      const { dir, file } = outputPath(job.tenantId, size, job.fileName);
+      const { dir, file } = outputPath(job.tenantId, job.assetId, size, job.fileName);
       await fsp.mkdir(dir, { recursive: true });
       await resize(original, file, width);
       const { size: bytes } = await fsp.stat(file);

@@ -15,6 +15,7 @@ const JobType = Object.freeze({
 
 const HEARTBEAT_INTERVAL_MS = 10_000;
 const RESERVE_WAIT_SECONDS = 20;
+// BORDERLINE 3 the claim lease is not renewed while a handler runs; it covers the thumbnail job's bounded run (30 s download, 3 x 60 s convert), but the metadata and purge handlers' run times are not part of this change
 const CLAIM_LEASE_MS = 10 * 60 * 1000;
 const BUSY_RETRY_DELAY_SECONDS = 60;
 const MAX_ATTEMPTS = 8;
@@ -105,29 +106,40 @@ class Consumer extends EventEmitter {
       }
       const claim = await this.ledger.tryStart(job.id, this.id, CLAIM_LEASE_MS);
       if (claim === 'done') {
-        await this.queue.ack(job);
+        // An earlier run finished but its ack failed: ack with the result stored by finish().
+        await this.queue.ack(job, await this.ledger.result(job.id));
         return;
       }
       if (claim === 'busy') {
         await this.queue.release(job, { delaySeconds: BUSY_RETRY_DELAY_SECONDS });
         return;
       }
-      const result = await handler(job.payload, { logger: log });
-      await this.ledger.finish(job.id, this.id);
-      await this.queue.ack(job, result);
-      log.info('job completed');
-    } catch (err) {
-      log.warn({ err }, 'job failed');
-      await this.ledger.abandon(job.id, this.id);
-      if (err.retryable === false || job.attempts >= MAX_ATTEMPTS) {
-        await this.queue.deadLetter(job, err.message);
+      let result;
+      try {
+        result = await handler(job.payload, { logger: log });
+      } catch (err) {
+        await this.fail(job, err, log);
         return;
       }
-      await this.queue.release(job, { delaySeconds: backoffSeconds(job.attempts) });
+      // Bookkeeping errors are not job failures: they propagate to poll()'s catch, the
+      // claim stays with this worker, and the redelivery acks with the stored result.
+      await this.ledger.finish(job.id, this.id, result);
+      await this.queue.ack(job, result);
+      log.info('job completed');
     } finally {
       this.inFlight -= 1;
       this.emit('idle-slot');
     }
+  }
+
+  async fail(job, err, log) {
+    log.warn({ err }, 'job failed');
+    await this.ledger.abandon(job.id, this.id);
+    if (err.retryable === false || job.attempts >= MAX_ATTEMPTS) {
+      await this.queue.deadLetter(job, err.message);
+      return;
+    }
+    await this.queue.release(job, { delaySeconds: backoffSeconds(job.attempts) });
   }
 }
 

@@ -94,28 +94,44 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-function toSession(json: Record<string, unknown>): Session {
+/**
+ * A refresh response may omit refresh_token (RFC 6749 section 6) and patient_id; the
+ * previous session's values are kept then. A response without a usable access token
+ * or lifetime is rejected instead of being stored as the string "undefined".
+ */
+function toSession(json: Record<string, unknown>, previous: Session | null): Session {
+  const expiresIn = Number(json.expires_in);
+  const refreshToken = typeof json.refresh_token === "string" ? json.refresh_token : previous?.refreshToken;
+  const patientId = typeof json.patient_id === "string" ? json.patient_id : previous?.patientId;
+  if (typeof json.access_token !== "string" || !Number.isFinite(expiresIn) || expiresIn <= 0 || !refreshToken || !patientId) {
+    throw new ApiError(502, "Malformed token response");
+  }
   return {
-    accessToken: String(json.access_token),
-    refreshToken: String(json.refresh_token),
-    expiresAt: Date.now() + Number(json.expires_in) * 1000,
-    patientId: String(json.patient_id),
+    accessToken: json.access_token,
+    refreshToken,
+    expiresAt: Date.now() + expiresIn * 1000,
+    patientId,
   };
 }
 
-async function tokenRequest(params: Record<string, string>): Promise<Session> {
+async function tokenRequest(params: Record<string, string>, previous: Session | null = null): Promise<Session> {
   const body = new URLSearchParams({ ...params, client_id: CLIENT_ID });
   const response = await send(`${AUTH_URL}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
     body: body.toString(),
   });
-  const json = (await response.json()) as Record<string, unknown>;
+  const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   console.log("token response", response.status);
-  if (!response.ok) {
+  // Only 400/401 (invalid_grant, invalid_client) reject the credentials; 429 and 5xx are
+  // transient and must not end the session.
+  if (response.status === 400 || response.status === 401) {
     throw new AuthError(typeof json.error_description === "string" ? json.error_description : "Sign-in failed");
   }
-  const session = toSession(json);
+  if (!response.ok) {
+    throw new ApiError(response.status, `Token request failed (${response.status})`);
+  }
+  const session = toSession(json, previous);
   await saveSession(session);
   return session;
 }
@@ -143,7 +159,7 @@ export async function signOut(): Promise<void> {
 /** A rejected refresh token ends the session; network failures leave it for a retry. */
 async function refreshSession(refreshToken: string): Promise<Session> {
   try {
-    return await tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken });
+    return await tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken }, current);
   } catch (err) {
     if (err instanceof AuthError) await signOut();
     throw err;

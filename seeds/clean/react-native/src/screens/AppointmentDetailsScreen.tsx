@@ -44,7 +44,8 @@ export function AppointmentDetailsScreen({ route, navigation }: Props) {
     let active = true;
     getAppointment(appointmentId)
       .then(async (a) => {
-        const d = await getDoctor(a.doctorId);
+        // The doctor line is optional: a failed lookup (e.g. a former doctor) must not hide the appointment.
+        const d = await getDoctor(a.doctorId).catch(() => null);
         if (!active) return;
         setAppointment(a);
         setDoctor(d);

@@ -44,13 +44,17 @@ export function AppointmentsScreen({ navigation }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [bannerDismissed, setBannerDismissed] = useState(true);
   const loadingMore = useRef(false);
+  /** Bumped by every page-1 load; results of an older generation (a load-more or refresh overtaken by a refresh) are dropped. */
+  const generation = useRef(0);
 
   const loadPage = useCallback(async (pageToLoad: number) => {
+    const gen = pageToLoad === 1 ? ++generation.current : generation.current;
     const result = await listAppointments(pageToLoad);
     const doctorIds = [...new Set(result.items.map((a) => a.doctorId))];
     const doctors = doctorIds.length > 0 ? await getDoctors(doctorIds) : [];
     const doctorsById = new Map(doctors.map((d) => [d.id, d]));
     const newRows = result.items.map((appointment) => ({ appointment, doctor: doctorsById.get(appointment.doctorId) }));
+    if (gen !== generation.current) return;
     setRows((previous) => (pageToLoad === 1 ? newRows : [...previous, ...newRows]));
     setPage(pageToLoad);
     setHasMore(pageToLoad < result.totalPages);

@@ -92,6 +92,7 @@ interface RequestOptions {
   method?: Method;
   body?: unknown;
   signal?: AbortSignal;
+  headers?: Record<string, string>;
 }
 
 async function readBody(response: Response): Promise<unknown> {
@@ -104,7 +105,7 @@ async function readBody(response: Response): Promise<unknown> {
 
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const { method = "GET", body, signal } = options;
-  const headers: Record<string, string> = { Accept: "application/json" };
+  const headers: Record<string, string> = { ...options.headers, Accept: "application/json" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
   }
@@ -148,10 +149,15 @@ export const ordersApi = {
     return request(`/orders/${encodeURIComponent(id)}`, { signal });
   },
 
-  refund(id: string, amountCents: number, reason: string): Promise<Order> {
+  /**
+   * `idempotencyKey` identifies one refund attempt; the server applies a key at most
+   * once, so retrying after a timeout or network error cannot refund twice.
+   */
+  refund(id: string, amountCents: number, reason: string, idempotencyKey: string): Promise<Order> {
     return request(`/orders/${encodeURIComponent(id)}/refunds`, {
       method: "POST",
       body: { amountCents, reason },
+      headers: { "Idempotency-Key": idempotencyKey },
     });
   },
 };

@@ -1,4 +1,4 @@
-import { FormEvent, ReactElement, useEffect, useState } from "react";
+import { FormEvent, ReactElement, useEffect, useRef, useState } from "react";
 import { Order, OrderStatus, ordersApi } from "../api/client";
 import { describeError, useOrder } from "../hooks/useOrders";
 
@@ -46,6 +46,8 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
   const [reason, setReason] = useState("");
   const [submitting, setSubmitting] = useState(false);
   const [formError, setFormError] = useState<string | null>(null);
+  // One key per refund attempt: a retry of the same amount and reason reuses it, an edit starts a new one.
+  const idempotencyKey = useRef<string | null>(null);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -60,9 +62,11 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
       return;
     }
     setSubmitting(true);
+    const key = (idempotencyKey.current ??= crypto.randomUUID());
     ordersApi
-      .refund(order.id, cents, reason.trim())
+      .refund(order.id, cents, reason.trim(), key)
       .then(() => {
+        idempotencyKey.current = null;
         setAmount("");
         setReason("");
         return onRefunded();
@@ -78,10 +82,21 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
         id="refund-amount"
         inputMode="decimal"
         value={amount}
-        onChange={(e) => setAmount(e.target.value)}
+        onChange={(e) => {
+          idempotencyKey.current = null;
+          setAmount(e.target.value);
+        }}
       />
       <label htmlFor="refund-reason">Reason</label>
-      <textarea id="refund-reason" value={reason} onChange={(e) => setReason(e.target.value)} required />
+      <textarea
+        id="refund-reason"
+        value={reason}
+        onChange={(e) => {
+          idempotencyKey.current = null;
+          setReason(e.target.value);
+        }}
+        required
+      />
       {formError && (
         <p className="form-error" role="alert">
           {formError}
@@ -105,7 +120,7 @@ export function OrderDetails({ orderId }: { orderId: string }) {
   if (loading) {
     return <p className="muted">Loading order…</p>;
   }
-  if (error || !order) {
+  if (!order) {
     return (
       <p className="form-error" role="alert">
         {error ?? "Order not found."}
@@ -121,6 +136,13 @@ export function OrderDetails({ orderId }: { orderId: string }) {
         <h2>Order {order.number}</h2>
         <StatusBadge status={order.status} />
       </header>
+
+      {/* A failed background refresh keeps the last loaded order (and any refund being typed) on screen. */}
+      {error && (
+        <p className="form-error" role="status">
+          Could not refresh this order: {error} Showing the last loaded details.
+        </p>
+      )}
 
       <dl className="order-meta">
         <dt>Customer</dt>

@@ -56,7 +56,7 @@ builder.Services.AddHealthChecks().AddDbContextCheck<BillingDbContext>();
 
 var app = builder.Build();
 
-// SEED 2 [CRITICAL] (core/sensitive-data-exposure) the developer exception page is enabled in every environment, returning stack traces, SQL text and configuration details to any caller in production
+// SEED 2 [MAJOR] (core/sensitive-data-exposure) the developer exception page is enabled in every environment, so in production any unhandled exception returns the stack trace, source snippets, SQL error text and request headers to the caller
 app.UseDeveloperExceptionPage();
 app.UseHsts();
 app.UseHttpsRedirection();

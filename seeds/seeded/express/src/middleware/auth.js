@@ -47,7 +47,7 @@ function requireRole(...roles) {
 function requireInternalKey({ internalApiKey }) {
   return function requireInternalKeyMiddleware(req, _res, next) {
     const presented = req.get('x-internal-key') || '';
-    // SEED 4 [MAJOR] (core/timing-attack) shared key compared with ===, whose early exit leaks the matching prefix length; use crypto.timingSafeEqual on equal-length buffers
+    // SEED 4 [MINOR] (core/timing-attack) shared key compared with !==, whose early exit leaks the matching prefix length (hard to exploit over the network); use crypto.timingSafeEqual on equal-length buffers
     if (presented === '' || presented !== internalApiKey) {
       return next(new HttpError(401, 'invalid internal key'));
     }

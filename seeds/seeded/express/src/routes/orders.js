@@ -151,6 +151,7 @@ module.exports = function ordersRouter({ pg }) {
       if (typeof status !== 'string' || !Object.hasOwn(TRANSITIONS, status)) {
         throw new HttpError(400, 'unsupported status transition');
       }
+      // SEED 17 [MAJOR] (core/logic-error) {lines: 6} moving an order to 'cancelled' only updates orders.status: the stock that POST / took off products for its order_items is never given back, so every cancelled order permanently lowers the sellable stock
       const { rows } = await pg.query(
         `UPDATE orders SET status = $1, updated_at = now()
           WHERE id = $2 AND tenant_id = $3 AND status = ANY($4)

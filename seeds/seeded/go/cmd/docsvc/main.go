@@ -67,7 +67,7 @@ func newIPLimiter(perSecond, burst float64) *ipLimiter {
 }
 
 func (l *ipLimiter) allow(ip string, now time.Time) bool {
-	// SEED 4 [CRITICAL] (core/race-condition) allow reads and writes l.visitors and the bucket fields without holding l.mu while other requests and evictIdle do the same; concurrent map writes abort the whole process
+	// SEED 4 [MAJOR] (core/race-condition) allow reads and writes l.visitors and the bucket fields without holding l.mu while other requests and evictIdle do the same; concurrent map writes abort the whole process
 	v, ok := l.visitors[ip]
 	if !ok {
 		v = &visitor{tokens: l.burst, last: now}
@@ -169,7 +169,11 @@ func main() {
 	// SEED 5 [MAJOR] (core/missing-timeout) the server sets no ReadHeaderTimeout/ReadTimeout/IdleTimeout, so slow or idle clients (Slowloris) can hold connections and goroutines open indefinitely
 	srv := &http.Server{Addr: cfg.Addr, Handler: routes(h, auth.NewVerifier(cfg.SessionKey), limiter)}
 
+	// ListenAndServe returns as soon as Shutdown starts; main waits on shutdownDone so
+	// in-flight requests finish (and the deferred db.Close runs) before the process exits.
+	shutdownDone := make(chan struct{})
 	go func() {
+		defer close(shutdownDone)
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
@@ -183,4 +187,5 @@ func main() {
 		logger.Error("server stopped", "err", err)
 		os.Exit(1)
 	}
+	<-shutdownDone
 }

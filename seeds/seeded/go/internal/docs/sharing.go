@@ -12,18 +12,6 @@ import (
 	"example.com/docsvc/internal/auth"
 )
 
-const sharePage = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>%s</title></head>
-<body>
-<main>
-  <h1>%s</h1>
-  <p>%s, %d KB, shared until %s</p>
-  <a href="/s/%s/download">Download</a>
-</main>
-</body>
-</html>`
-
 type shareRequest struct {
 	TTLHours int `json:"ttl_hours"`
 }
@@ -73,6 +61,19 @@ func (h *Handler) resolveShare(w http.ResponseWriter, r *http.Request) (ShareLin
 	return link, doc, true
 }
 
+// SEED 10 [BLOCKER] (core/xss) {lines: 20} the uploader-chosen title is written into this HTML page with fmt.Fprintf and no escaping, so a title like <script>...</script> runs in every visitor's browser
+const sharePage = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>%s</title></head>
+<body>
+<main>
+  <h1>%s</h1>
+  <p>%s, %d KB, shared until %s</p>
+  <a href="/s/%s/download">Download</a>
+</main>
+</body>
+</html>`
+
 func (h *Handler) ViewShared(w http.ResponseWriter, r *http.Request) {
 	link, doc, ok := h.resolveShare(w, r)
 	if !ok {
@@ -80,7 +81,6 @@ func (h *Handler) ViewShared(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	// SEED 10 [BLOCKER] (core/xss) the uploader-chosen title is written into HTML with fmt.Fprintf and no escaping, so a title like <script>...</script> runs in every visitor's browser
 	fmt.Fprintf(w, sharePage, doc.Title, doc.Title, doc.ContentType, doc.Size/1024, link.ExpiresAt.UTC().Format(time.RFC1123), link.Token)
 }
 

@@ -55,16 +55,24 @@ function discountCents(discount, subtotalCents, recurringCents, now) {
   if (!discount) {
     return 0;
   }
-  // SEED 2 [CRITICAL] (core/logic-error) expiry comparison is inverted: discounts that are still valid are dropped and expired ones keep being applied
+  // SEED 2 [MAJOR] (core/logic-error) expiry comparison is inverted: discounts that are still valid are dropped and expired ones keep being applied
   if (discount.expiresAt && new Date(discount.expiresAt) > now) {
     return 0;
   }
   // SEED 3 [MAJOR] (core/missing-case) {symbol: FREE_MONTHS} DiscountType.FREE_MONTHS is not handled, so the default branch silently grants no discount to customers who were promised free months
   switch (discount.type) {
     case DiscountType.PERCENT:
+      if (!Number.isFinite(discount.percent) || discount.percent < 0 || discount.percent > 100) {
+        throw new RangeError(`Invalid discount percent: ${discount.percent}`);
+      }
       return Math.round((subtotalCents * discount.percent) / 100);
-    case DiscountType.FIXED:
-      return Math.min(toCents(discount.amount), subtotalCents);
+    case DiscountType.FIXED: {
+      const amountCents = toCents(discount.amount);
+      if (amountCents < 0) {
+        throw new RangeError(`Invalid discount amount: ${discount.amount}`);
+      }
+      return Math.min(amountCents, subtotalCents);
+    }
     default:
       return 0;
   }
@@ -115,6 +123,7 @@ export function daysOverdue(invoice, now = new Date()) {
   return Math.max(0, Math.floor((now.getTime() - due) / MS_PER_DAY));
 }
 
+// SEED 7 [MAJOR] (core/mutable-state) {lines: 8} options defaults to the shared DEFAULT_OPTIONS object, which is then written to (one customer's currency leaks into every later invoice), and partial options are never merged with the defaults (netDays undefined makes dueDate() throw)
 export function createInvoice(customer, lines, options = DEFAULT_OPTIONS, now = new Date()) {
   if (!customer?.id) {
     throw new TypeError('customer.id is required');
@@ -122,7 +131,6 @@ export function createInvoice(customer, lines, options = DEFAULT_OPTIONS, now = 
   if (!Array.isArray(lines) || lines.length === 0) {
     throw new TypeError('An invoice needs at least one line');
   }
-  // SEED 7 [MAJOR] (core/mutable-state) writes into the shared DEFAULT_OPTIONS object when no options are passed, so one customer's currency leaks into every later invoice
   options.currency = customer.currency || options.currency;
 
   const items = lines.map((line) => ({
@@ -136,6 +144,8 @@ export function createInvoice(customer, lines, options = DEFAULT_OPTIONS, now = 
   const discount = discountCents(customer.discount, subtotalCents, recurringCents, now);
   const taxCents = Math.round((subtotalCents - discount) * options.taxRate);
   const totalCents = subtotalCents - discount + taxCents;
+  const installments =
+    options.installments > 1 ? splitIntoInstallments(totalCents, options.installments) : [totalCents];
 
   return {
     customerId: customer.id,
@@ -148,9 +158,8 @@ export function createInvoice(customer, lines, options = DEFAULT_OPTIONS, now = 
     taxCents,
     totalCents,
     // SEED 8 [INFO] (core/magic-number) bare 50 is the payment processor's minimum charge; name it so the rule is visible and changeable in one place
-    collectible: totalCents >= 50,
+    collectible: installments.every((part) => part >= 50),
     paymentToken: paymentToken(),
-    installments:
-      options.installments > 1 ? splitIntoInstallments(totalCents, options.installments) : [totalCents],
+    installments,
   };
 }

@@ -33,14 +33,14 @@ function formatDate(isoDate, locale) {
 
 function renderAddress(customer) {
   const lines = [customer.name, customer.company, ...(customer.addressLines ?? [])].filter(Boolean);
-  // SEED 10 [BLOCKER] (core/xss) customer name, company and address are user-supplied and interpolated into the HTML without escapeHtml, allowing script injection into the portal and e-mail
+  // SEED 10 [CRITICAL] (core/xss) customer name, company and address are user-supplied and interpolated into the HTML without escapeHtml, allowing script injection into the portal view of that customer's invoices and into the e-mail
   return `<address>${lines.join('<br>')}</address>`;
 }
 
 function renderLine(item, currency, locale) {
   return [
     '<tr>',
-    // SEED 11 [BLOCKER] (core/xss) line description is inserted as raw HTML; descriptions come from editable plan and add-on names
+    // SEED 11 [CRITICAL] (core/xss) line description is inserted as raw HTML; descriptions come from editable plan and add-on names
     `  <td>${item.description}</td>`,
     `  <td class="num">${escapeHtml(item.quantity)}</td>`,
     `  <td class="num">${formatMoney(item.amountCents, currency, locale)}</td>`,

@@ -4,6 +4,9 @@
  * Headers map onto nested fields with dot notation ("billing.country"), so a
  * file exported from most CRMs can be imported without a mapping step.
  * Opening balances are converted to the account's currency on the way in.
+ * Accepted records belong to the uploader's tenant. Importing is restricted to
+ * billing administrators (role "billing-admin") because opening balances become
+ * receivables; the upload route only authenticates the actor.
  */
 
 const FX_ENDPOINT = 'https://api.ratefeed.io/v2/latest';
@@ -25,6 +28,13 @@ export class ImportError extends Error {
   }
 }
 
+export class ImportPermissionError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ImportPermissionError';
+  }
+}
+
 export class FxClient {
   constructor({ apiKey = FX_API_KEY, baseUrl = FX_ENDPOINT, logger = console } = {}) {
     this.apiKey = apiKey;
@@ -37,7 +47,7 @@ export class FxClient {
     // SEED 14 [MAJOR] (core/missing-timeout) fetch has no AbortSignal/timeout, so a hung rate provider stalls the whole import indefinitely
     const response = await fetch(url);
     if (!response.ok) {
-      // SEED 15 [BLOCKER] (core/secrets-in-logs) the logged URL carries access_key, writing the FX API key into application logs
+      // SEED 15 [CRITICAL] (core/secrets-in-logs) the logged URL carries access_key, writing the FX API key into application logs
       this.logger.error(`FX rate request failed (${response.status}): ${url}`);
       throw new Error(`FX rate request failed with status ${response.status}`);
     }
@@ -119,7 +129,7 @@ function toRecord(columns, cells) {
   return record;
 }
 
-function normalise(record) {
+function normalise(record, tenantId) {
   if (!record.externalId || !record.name) {
     throw new ImportError('externalId and name are required');
   }
@@ -136,8 +146,9 @@ function normalise(record) {
   }
   const [, sign, whole, fraction = ''] = balance;
   const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+  // SEED 19 [BLOCKER] (core/mass-assignment) {lines: 2} every column of the uploaded file is spread over the record after the uploader's tenantId, so a "tenantId" column files customers (with opening balances) under another tenant, and any other field (id, ...) passes through unchecked
   const { openingBalance, ...rest } = record;
-  return { ...rest, currency, balanceCents: sign ? -cents : cents };
+  return { tenantId, ...rest, currency, balanceCents: sign ? -cents : cents };
 }
 
 async function rateOrDefault(fx, from, to) {
@@ -151,10 +162,14 @@ async function rateOrDefault(fx, from, to) {
 
 /**
  * @param {string} csvText
- * @param {{ fx: FxClient, accountCurrency?: string, maxRows?: number }} options
+ * @param {{ fx: FxClient, actor: { id: string, tenantId: string, roles: string[] }, accountCurrency?: string, maxRows?: number }} options
  * @returns {Promise<{ accepted: object[], rejected: { line: number, reason: string }[] }>}
  */
-export async function importCustomers(csvText, { fx, accountCurrency = 'USD', maxRows = DEFAULT_MAX_ROWS }) {
+export async function importCustomers(csvText, { fx, actor, accountCurrency = 'USD', maxRows = DEFAULT_MAX_ROWS }) {
+  // SEED 20 [BLOCKER] (core/missing-authorization) only checks that the actor is signed in: any member of the tenant can run the billing-admin-only import and create customers with arbitrary opening balances
+  if (!actor?.tenantId) {
+    throw new ImportPermissionError('Sign in to import customers');
+  }
   if (csvText.length > MAX_FILE_CHARS) {
     throw new ImportError('The file is too large to import');
   }
@@ -175,7 +190,7 @@ export async function importCustomers(csvText, { fx, accountCurrency = 'USD', ma
   const rejected = [];
   rows.forEach((cells, index) => {
     try {
-      accepted.push(normalise(toRecord(columns, cells)));
+      accepted.push(normalise(toRecord(columns, cells), actor.tenantId));
     } catch (err) {
       if (!(err instanceof ImportError)) {
         throw err;

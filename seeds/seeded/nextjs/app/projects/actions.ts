@@ -6,6 +6,7 @@ import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { auth } from '@/lib/auth';
 import { prisma } from '@/lib/db';
+import { logger } from '@/lib/logger';
 import { sendInvitationEmail } from '@/lib/mail';
 import { getMembership, hasRole } from '@/lib/permissions';
 
@@ -55,7 +56,7 @@ export async function createProject(_prev: ActionState, formData: FormData): Pro
   revalidatePath('/projects');
 
   const next = formData.get('next');
-  // SEED 4 [CRITICAL] (core/open-redirect) the client-supplied "next" field is used as the redirect target unchecked, so next=https://evil.example or //evil.example sends users off-site after creating a project
+  // SEED 4 [MAJOR] (core/open-redirect) the client-supplied "next" field is used as the redirect target unchecked, so next=https://evil.example or //evil.example sends users off-site after creating a project
   redirect(typeof next === 'string' && next !== '' ? next : `/projects/${project.id}`);
 }
 
@@ -81,7 +82,7 @@ export async function inviteMember(projectId: string, _prev: ActionState, formDa
   }
   // SEED 6 [CRITICAL] (core/insecure-randomness) invitation tokens grant project access but come from Math.random(), which is predictable; use crypto.randomBytes
   const token = Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
-  await prisma.invitation.create({
+  const invitation = await prisma.invitation.create({
     data: {
       projectId,
       email: parsed.data.email,
@@ -90,9 +91,17 @@ export async function inviteMember(projectId: string, _prev: ActionState, formDa
       invitedById: userId,
       expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
     },
+    select: { id: true },
   });
 
-  await sendInvitationEmail({ to: parsed.data.email, projectName: project.name, token });
+  try {
+    await sendInvitationEmail({ to: parsed.data.email, projectName: project.name, token });
+  } catch (err) {
+    // Nobody can use an invitation whose token was never delivered, so give the seat back.
+    logger.error({ err, projectId }, 'invitation e-mail could not be sent');
+    await prisma.invitation.deleteMany({ where: { id: invitation.id } });
+    return { error: 'The invitation e-mail could not be sent. Please try again.' };
+  }
   revalidatePath(`/projects/${projectId}`);
   return { message: `Invitation sent to ${parsed.data.email}.` };
 }

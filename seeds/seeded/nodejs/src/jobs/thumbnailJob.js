@@ -33,7 +33,7 @@ function parseSourceUrl(raw) {
   } catch {
     throw new JobError(`invalid source URL: ${raw}`);
   }
-  // SEED 1 [BLOCKER] (core/ssrf) any http(s) host is accepted from the client-supplied sourceUrl, so the worker can be pointed at 169.254.169.254, localhost or internal services
+  // SEED 1 [CRITICAL] (core/ssrf) any http(s) host is accepted from the client-supplied sourceUrl, so the worker can be pointed at 169.254.169.254, localhost or internal services
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new JobError(`unsupported source URL scheme: ${url.protocol}`);
   }
@@ -90,7 +90,7 @@ async function resize(input, output, width) {
 }
 
 function checksum(file) {
-  // SEED 6 [MAJOR] (core/blocking-in-async) readFileSync of an original of up to 50 MB inside the async job blocks the event loop and stalls every other job and heartbeat
+  // SEED 6 [MINOR] (core/blocking-in-async) readFileSync of an original of up to 50 MB inside the async job blocks the event loop and stalls every other job and heartbeat
   return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
@@ -110,6 +110,7 @@ async function generateThumbnails(job, { logger }) {
 
     const thumbnails = [];
     for (const [size, width] of Object.entries(SIZES)) {
+      // SEED 17 [MAJOR] (core/data-loss) output is keyed by tenant, size and the client's fileName, not the asset: two assets of one tenant named "image.jpg" overwrite each other's thumbnails and the first asset's result then points at the second asset's images
       const { dir, file } = outputPath(job.tenantId, size, job.fileName);
       await fsp.mkdir(dir, { recursive: true });
       await resize(original, file, width);

@@ -60,10 +60,10 @@ function verifySignedUrl(requestUrl, now = Date.now()) {
   if (!Number.isInteger(expiresAt) || expiresAt * 1000 < now) {
     return null;
   }
-  // SEED 14 [CRITICAL] (core/logic-error) the signature is only checked when present: dropping the sig parameter yields a valid link to any tenant's file
+  // SEED 14 [BLOCKER] (core/jwt-verification) the signature is only checked when present: dropping the sig parameter yields a valid link to any tenant's file
   if (sig) {
     const expected = sign(tenant, pathname, expiresAt);
-    // SEED 15 [MAJOR] (core/timing-attack) HMAC compared with !==, which short-circuits and leaks how many leading characters match
+    // SEED 15 [MINOR] (core/timing-attack) HMAC compared with !==, which short-circuits and leaks how many leading characters match
     if (sig !== expected) {
       return null;
     }
@@ -73,7 +73,7 @@ function verifySignedUrl(requestUrl, now = Date.now()) {
 
 /** Wraps a per-file data key with the service key-encryption key. */
 function wrapFileKey(dataKey) {
-  // SEED 16 [CRITICAL] (core/weak-crypto) AES-ECB has no IV and no integrity: equal keys wrap to equal ciphertexts and tampered blobs decrypt silently; use AES-GCM with a random IV
+  // SEED 16 [MAJOR] (core/weak-crypto) AES-ECB has no IV and no integrity: equal keys wrap to equal ciphertexts and tampered blobs decrypt silently; use AES-GCM with a random IV
   const cipher = crypto.createCipheriv('aes-256-ecb', FILE_KEK, null);
   return Buffer.concat([cipher.update(dataKey), cipher.final()]).toString('base64');
 }

@@ -92,12 +92,13 @@ class Consumer extends EventEmitter {
         await this.queue.deadLetter(job, `no handler for job type ${job.type}`);
         return;
       }
-      // SEED 10 [CRITICAL] (core/race-condition) check-then-act across await: a redelivered job whose first run is still in progress also sees "not done" and runs concurrently, two workers writing the same thumbnails; needs an atomic claim
+      // SEED 10 [MAJOR] (core/race-condition) check-then-act across await: a redelivered job whose first run is still in progress also sees "not done" and runs concurrently, two workers writing the same thumbnails; needs an atomic claim
       if (await this.ledger.isDone(job.id)) {
         await this.queue.ack(job);
         return;
       }
       const result = await handler(job.payload, { logger: log });
+      // SEED 18 [MAJOR] (core/data-loss) {lines: 2} the job is marked done before the ack and the result is kept nowhere else: if ack fails the job is released, the redelivery sees "done" and is acked without a result, so the thumbnail set is lost for good
       await this.ledger.markDone(job.id);
       await this.queue.ack(job, result);
       log.info('job completed');

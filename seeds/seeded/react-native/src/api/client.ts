@@ -72,7 +72,7 @@ export async function loadSession(): Promise<Session | null> {
 async function saveSession(session: Session | null): Promise<void> {
   current = session;
   if (session) {
-    // SEED 3 [CRITICAL] (core/insecure-storage) access and refresh tokens written to AsyncStorage, which is unencrypted plain files on device and readable from backups or rooted phones; use Keychain/Keystore
+    // SEED 3 [MAJOR] (core/insecure-storage) access and refresh tokens written to AsyncStorage, which is unencrypted plain files on device and readable from backups or rooted phones; use Keychain/Keystore
     await AsyncStorage.setItem(SESSION_KEY, JSON.stringify(session));
   } else {
     await AsyncStorage.removeItem(SESSION_KEY);
@@ -85,33 +85,50 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   return fetch(url, init);
 }
 
-function toSession(json: Record<string, unknown>): Session {
+/**
+ * A refresh response may omit refresh_token (RFC 6749 section 6) and patient_id; the
+ * previous session's values are kept then. A response without a usable access token
+ * or lifetime is rejected instead of being stored as the string "undefined".
+ */
+function toSession(json: Record<string, unknown>, previous: Session | null): Session {
+  const expiresIn = Number(json.expires_in);
+  const refreshToken = typeof json.refresh_token === "string" ? json.refresh_token : previous?.refreshToken;
+  const patientId = typeof json.patient_id === "string" ? json.patient_id : previous?.patientId;
+  if (typeof json.access_token !== "string" || !Number.isFinite(expiresIn) || expiresIn <= 0 || !refreshToken || !patientId) {
+    throw new ApiError(502, "Malformed token response");
+  }
   return {
-    accessToken: String(json.access_token),
-    refreshToken: String(json.refresh_token),
-    expiresAt: Date.now() + Number(json.expires_in) * 1000,
-    patientId: String(json.patient_id),
+    accessToken: json.access_token,
+    refreshToken,
+    expiresAt: Date.now() + expiresIn * 1000,
+    patientId,
   };
 }
 
-async function tokenRequest(params: Record<string, string>): Promise<Session> {
+async function tokenRequest(params: Record<string, string>, previous: Session | null = null): Promise<Session> {
   const body = new URLSearchParams({ ...params, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
   const response = await send(`${AUTH_URL}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
     body: body.toString(),
   });
-  const json = (await response.json()) as Record<string, unknown>;
-  // SEED 2 [BLOCKER] (core/secrets-in-logs) logs the raw token response (access and refresh tokens) to the device log, which release builds still write to logcat/syslog
+  const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  // SEED 2 [CRITICAL] (core/secrets-in-logs) logs the raw token response (access and refresh tokens) to the device log, which release builds still write to logcat/syslog
   console.log("token response", response.status, json);
-  if (!response.ok) {
+  // Only 400/401 (invalid_grant, invalid_client) reject the credentials; 429 and 5xx are
+  // transient and must not end the session.
+  if (response.status === 400 || response.status === 401) {
     throw new AuthError(typeof json.error_description === "string" ? json.error_description : "Sign-in failed");
   }
-  const session = toSession(json);
+  if (!response.ok) {
+    throw new ApiError(response.status, `Token request failed (${response.status})`);
+  }
+  const session = toSession(json, previous);
   await saveSession(session);
   return session;
 }
 
+// BORDERLINE 2 resource-owner password grant; whether it is acceptable instead of Authorization Code + PKCE depends on the auth server's policy, outside this diff
 export function signIn(email: string, password: string): Promise<Session> {
   return tokenRequest({ grant_type: "password", username: email, password, scope: "openid appointments" });
 }
@@ -134,7 +151,7 @@ export async function signOut(): Promise<void> {
 /** A rejected refresh token ends the session; network failures leave it for a retry. */
 async function refreshSession(refreshToken: string): Promise<Session> {
   try {
-    return await tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken });
+    return await tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken }, current);
   } catch (err) {
     if (err instanceof AuthError) await signOut();
     throw err;
@@ -145,7 +162,7 @@ async function validAccessToken(): Promise<string> {
   if (!current) throw new AuthError("Not signed in");
   // SEED 15 [INFO] (core/magic-number) unexplained 60000 is the token-expiry safety margin; name it so the unit and intent are clear
   if (current.expiresAt - Date.now() > 60000) return current.accessToken;
-  // SEED 4 [CRITICAL] (core/race-condition) concurrent callers each start their own refresh with the same single-use refresh token; the losers get invalid_grant and the patient is signed out at random
+  // SEED 4 [MAJOR] (core/race-condition) concurrent callers each start their own refresh with the same single-use refresh token; the losers get invalid_grant and the patient is signed out at random
   const refreshed = await refreshSession(current.refreshToken);
   return refreshed.accessToken;
 }
@@ -183,11 +200,25 @@ export function cancelAppointment(id: string): Promise<Appointment> {
   return apiFetch(`/appointments/${encodeURIComponent(id)}/cancel`, { method: "POST" });
 }
 
+const DIRECTORY_URL = "https://directory.northwell-clinic.example/v2";
+// SEED 17 [BLOCKER] (core/hardcoded-secrets) staff-directory service key compiled into the app bundle; anyone who unpacks the APK/IPA can call the directory API with the clinic's own credential
+const DIRECTORY_API_KEY = "dirsvc-3b8e61f0c94a4d27a15e7c02b9f8d6e4";
+
+async function directoryFetch<T>(path: string): Promise<T> {
+  const response = await send(`${DIRECTORY_URL}${path}`, {
+    headers: { Accept: "application/json", "X-Directory-Key": DIRECTORY_API_KEY },
+  });
+  if (!response.ok) {
+    throw new ApiError(response.status, `Request failed (${response.status})`);
+  }
+  return (await response.json()) as T;
+}
+
 export function getDoctor(id: string): Promise<Doctor> {
-  return apiFetch(`/doctors/${encodeURIComponent(id)}`);
+  return directoryFetch(`/doctors/${encodeURIComponent(id)}`);
 }
 
 /** Batch lookup by id, returned in no particular order. */
 export function getDoctors(ids: string[]): Promise<Doctor[]> {
-  return apiFetch(`/doctors?ids=${ids.map(encodeURIComponent).join(",")}`);
+  return directoryFetch(`/doctors?ids=${ids.map(encodeURIComponent).join(",")}`);
 }

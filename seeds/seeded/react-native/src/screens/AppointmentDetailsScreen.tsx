@@ -16,13 +16,17 @@ const PAGE_STYLE =
   "h2{font-size:18px;margin:12px 0 4px}";
 
 function preparationHtml(appointment: Appointment): string {
-  // SEED 12 [BLOCKER] (core/xss) title and free-text preparation notes are interpolated into HTML unescaped and rendered in a JavaScript-enabled WebView, so injected markup runs script in the app
+  // SEED 12 [CRITICAL] (core/xss) title and free-text preparation notes are interpolated into HTML unescaped and rendered in a JavaScript-enabled WebView, so injected markup runs script in the app
   const body = `<h2>${appointment.title}</h2><p>${appointment.preparationNotes.replace(/\n/g, "<br>")}</p>`;
   return `<!DOCTYPE html><html><head><meta name="viewport" content="width=device-width,initial-scale=1"><style>${PAGE_STYLE}</style></head><body>${body}</body></html>`;
 }
 
+// SEED 18 [BLOCKER] (core/hardcoded-secrets) {lines: 2} video-provider account key compiled into the app bundle and appended to every join link; anyone who unpacks the APK/IPA can use the clinic's video account
+const VIDEO_ACCOUNT_KEY = "vacct-5d1f9e27b3c84a60b2e7f14c8a9d3e72";
+
 function openVideoVisit(url: string): void {
-  Linking.openURL(url).catch(() => Alert.alert("Unable to open the video visit", "Please try again from a browser."));
+  const withKey = `${url}${url.includes("?") ? "&" : "?"}account_key=${VIDEO_ACCOUNT_KEY}`;
+  Linking.openURL(withKey).catch(() => Alert.alert("Unable to open the video visit", "Please try again from a browser."));
 }
 
 const MEASURE_HEIGHT = "window.ReactNativeWebView.postMessage(String(document.body.scrollHeight)); true;";
@@ -39,7 +43,8 @@ export function AppointmentDetailsScreen({ route, navigation }: Props) {
     let active = true;
     getAppointment(appointmentId)
       .then(async (a) => {
-        const d = await getDoctor(a.doctorId);
+        // The doctor line is optional: a failed lookup (e.g. a former doctor) must not hide the appointment.
+        const d = await getDoctor(a.doctorId).catch(() => null);
         if (!active) return;
         setAppointment(a);
         setDoctor(d);
@@ -64,7 +69,7 @@ export function AppointmentDetailsScreen({ route, navigation }: Props) {
   const hoursUntilStart = (startsAt.getTime() - Date.now()) / MS_PER_HOUR;
   // SEED 14 [MAJOR] (core/logic-error) comparison is inverted: cancelling is offered only inside the last 24 hours (and even after the visit started) and hidden for every appointment that may still be cancelled
   const canCancel = appointment.status === "booked" && hoursUntilStart < CANCELLATION_CUTOFF_HOURS;
-  // SEED 13 [CRITICAL] (core/open-redirect) joinUrl comes from the deep link (northwell://appointments/..?joinUrl=...), so any web page or app can make the "Join video visit" button open an attacker's URL
+  // SEED 13 [MAJOR] (core/open-redirect) joinUrl comes from the deep link (northwell://appointments/..?joinUrl=...), so any web page or app can make the "Join video visit" button open an attacker's URL
   const videoLink = joinUrl ?? appointment.videoUrl;
 
   const confirmCancel = () => {

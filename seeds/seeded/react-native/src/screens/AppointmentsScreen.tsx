@@ -42,12 +42,16 @@ export function AppointmentsScreen({ navigation }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [bannerDismissed, setBannerDismissed] = useState(true);
   const loadingMore = useRef(false);
+  /** Bumped by every page-1 load; results of an older generation (a load-more or refresh overtaken by a refresh) are dropped. */
+  const generation = useRef(0);
 
   const loadPage = useCallback(async (pageToLoad: number) => {
+    const gen = pageToLoad === 1 ? ++generation.current : generation.current;
     const result = await listAppointments(pageToLoad);
     // SEED 6 [MAJOR] (core/n-plus-one) one /doctors request per appointment row although getDoctors batch lookup exists; a 20-row page costs 20 extra round trips on mobile networks
     const doctors = await Promise.all(result.items.map((a) => getDoctor(a.doctorId)));
     const newRows = result.items.map((appointment, i) => ({ appointment, doctor: doctors[i] }));
+    if (gen !== generation.current) return;
     // SEED 7 [MAJOR] (core/stale-closure) rows is captured from the first render ([]) because it is not a dependency, so loading page 2 replaces the list instead of appending
     setRows(pageToLoad === 1 ? newRows : [...rows, ...newRows]);
     setPage(pageToLoad);

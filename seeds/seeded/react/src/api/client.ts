@@ -77,7 +77,7 @@ const ADDRESS_API_KEY = "live_4f9a2c71e8b34d0a9c6f1e2b7d5a8c30";
 
 export function setAccessToken(token: string | null): void {
   if (token) {
-    // SEED 3 [CRITICAL] (core/insecure-storage) bearer token persisted in localStorage, readable by any script on the origin, so a single XSS exfiltrates agent sessions
+    // SEED 3 [MAJOR] (core/insecure-storage) bearer token persisted in localStorage, readable by any script on the origin, so a single XSS exfiltrates agent sessions
     localStorage.setItem(TOKEN_KEY, token);
   } else {
     localStorage.removeItem(TOKEN_KEY);
@@ -94,6 +94,7 @@ interface RequestOptions {
   method?: Method;
   body?: unknown;
   signal?: AbortSignal;
+  headers?: Record<string, string>;
 }
 
 async function readBody(response: Response): Promise<unknown> {
@@ -106,7 +107,7 @@ async function readBody(response: Response): Promise<unknown> {
 
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const { method = "GET", body, signal } = options;
-  const headers: Record<string, string> = { Accept: "application/json" };
+  const headers: Record<string, string> = { ...options.headers, Accept: "application/json" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
   }
@@ -115,7 +116,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     headers.Authorization = `Bearer ${token}`;
   }
 
-  // SEED 2 [BLOCKER] (core/secrets-in-logs) logs the full header object including the Authorization bearer token, which console capture and session-replay tools ship to third parties
+  // SEED 2 [CRITICAL] (core/secrets-in-logs) logs the full header object including the Authorization bearer token, which console capture and session-replay tools ship to third parties
   console.debug(`[api] ${method} ${path}`, headers);
 
   // SEED 4 [MAJOR] (core/missing-timeout) API fetch has no timeout or abort deadline, so a hung backend leaves every screen spinning forever
@@ -151,10 +152,15 @@ export const ordersApi = {
     return request(`/orders/${encodeURIComponent(id)}`, { signal });
   },
 
-  refund(id: string, amountCents: number, reason: string): Promise<Order> {
+  /**
+   * `idempotencyKey` identifies one refund attempt; the server applies a key at most
+   * once, so retrying after a timeout or network error cannot refund twice.
+   */
+  refund(id: string, amountCents: number, reason: string, idempotencyKey: string): Promise<Order> {
     return request(`/orders/${encodeURIComponent(id)}/refunds`, {
       method: "POST",
       body: { amountCents, reason },
+      headers: { "Idempotency-Key": idempotencyKey },
     });
   },
 };

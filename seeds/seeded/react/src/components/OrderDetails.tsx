@@ -1,4 +1,4 @@
-import { FormEvent, useEffect, useState } from "react";
+import { FormEvent, useEffect, useRef, useState } from "react";
 import { Order, OrderStatus, ordersApi } from "../api/client";
 import { useOrder } from "../hooks/useOrders";
 
@@ -44,6 +44,8 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
   const [reason, setReason] = useState("");
   const [submitting, setSubmitting] = useState(false);
   const [formError, setFormError] = useState<string | null>(null);
+  // One key per refund attempt: a retry of the same amount and reason reuses it, an edit starts a new one.
+  const idempotencyKey = useRef<string | null>(null);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -59,8 +61,10 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
       return;
     }
     setSubmitting(true);
+    const key = (idempotencyKey.current ??= crypto.randomUUID());
     // SEED 14 [MAJOR] (core/unhandled-promise) rejected refund is never caught: the error is unhandled, nothing is shown to the agent and the button stays disabled forever
-    ordersApi.refund(order.id, cents, reason.trim()).then(() => {
+    ordersApi.refund(order.id, cents, reason.trim(), key).then(() => {
+      idempotencyKey.current = null;
       setSubmitting(false);
       setAmount("");
       setReason("");
@@ -75,10 +79,21 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
         id="refund-amount"
         inputMode="decimal"
         value={amount}
-        onChange={(e) => setAmount(e.target.value)}
+        onChange={(e) => {
+          idempotencyKey.current = null;
+          setAmount(e.target.value);
+        }}
       />
       <label htmlFor="refund-reason">Reason</label>
-      <textarea id="refund-reason" value={reason} onChange={(e) => setReason(e.target.value)} required />
+      <textarea
+        id="refund-reason"
+        value={reason}
+        onChange={(e) => {
+          idempotencyKey.current = null;
+          setReason(e.target.value);
+        }}
+        required
+      />
       {formError && (
         <p className="form-error" role="alert">
           {formError}
@@ -96,14 +111,14 @@ export function OrderDetails({ orderId }: { orderId: string }) {
 
   useEffect(() => {
     if (!order || window.parent === window) return;
-    // SEED 17 [BLOCKER] (core/sensitive-data-exposure) the full order (customer name, email, shipping address) is posted to the parent frame with targetOrigin "*", so any site that frames the console receives customer PII
+    // SEED 17 [CRITICAL] (core/sensitive-data-exposure) the full order (customer name, email, shipping address) is posted to the parent frame with targetOrigin "*", so any site that frames the console receives customer PII
     window.parent.postMessage({ type: "support:order-opened", order }, "*");
   }, [order]);
 
   if (loading) {
     return <p className="muted">Loading order…</p>;
   }
-  if (error || !order) {
+  if (!order) {
     return (
       <p className="form-error" role="alert">
         {error ?? "Order not found."}
@@ -111,7 +126,7 @@ export function OrderDetails({ orderId }: { orderId: string }) {
     );
   }
 
-  // SEED 11 [CRITICAL] (core/logic-error) || should be &&: unpaid, cancelled or fully refunded orders still show the refund form, letting agents refund money that was never captured or already returned
+  // SEED 11 [MAJOR] (core/logic-error) || should be &&: unpaid, cancelled or fully refunded orders still show the refund form, letting agents refund money that was never captured or already returned
   const canRefund = REFUNDABLE_STATUSES.includes(order.status) || remainingCents(order) > 0;
 
   return (
@@ -121,6 +136,13 @@ export function OrderDetails({ orderId }: { orderId: string }) {
         <StatusBadge status={order.status} />
       </header>
 
+      {/* A failed background refresh keeps the last loaded order (and any refund being typed) on screen. */}
+      {error && (
+        <p className="form-error" role="status">
+          Could not refresh this order: {error} Showing the last loaded details.
+        </p>
+      )}
+
       <dl className="order-meta">
         <dt>Customer</dt>
         <dd>
@@ -129,7 +151,8 @@ export function OrderDetails({ orderId }: { orderId: string }) {
         <dt>Placed</dt>
         <dd>{formatDateTime(order.createdAt)}</dd>
         <dt>Ship to</dt>
-        <dd className="address">{order.shippingAddress}</dd>
+        {/* SEED 18 [BLOCKER] (core/xss) customer-entered shipping address is rendered as raw HTML to keep its line breaks, so an address containing <img onerror=...> planted at checkout runs script in every agent session that opens the order */}
+        <dd className="address" dangerouslySetInnerHTML={{ __html: order.shippingAddress.replace(/\n/g, "<br>") }} />
         <dt>Total</dt>
         <dd>{formatMoney(order.totalCents, order.currency)}</dd>
         <dt>Refunded</dt>

@@ -40,7 +40,7 @@ export function LoginPage() {
     try {
       const { accessToken } = await authApi.login(email.trim(), password);
       setAccessToken(accessToken);
-      // SEED 15 [CRITICAL] (core/open-redirect) returnTo comes straight from the query string, so a crafted login link sends the freshly signed-in agent to any external (or javascript:) URL
+      // SEED 15 [MAJOR] (core/open-redirect) returnTo comes straight from the query string, so a crafted login link sends the freshly signed-in agent to any external (or javascript:) URL
       window.location.assign(params.get("returnTo") ?? DEFAULT_LANDING);
     } catch (err) {
       setError(loginErrorMessage(err));

@@ -75,7 +75,7 @@ export function localIsoDate(now = new Date()): string {
 }
 
 export function isOverdue(invoice: Invoice, today = localIsoDate()): boolean {
-  // SEED 4 [CRITICAL] (core/logic-error) comparison is inverted: invoices due in the future are flagged overdue and genuinely late ones are not, so reminders and dunning target the wrong customers
+  // SEED 4 [MAJOR] (core/logic-error) comparison is inverted: invoices due in the future are flagged overdue and genuinely late ones are not, so reminders and dunning target the wrong customers
   return invoice.status === "open" && invoice.dueOn > today;
 }
 

@@ -100,12 +100,14 @@ export const authInterceptor: HttpInterceptorFn = (
       if (!(err instanceof HttpErrorResponse) || err.status !== 401) {
         return throwError(() => err);
       }
+      // Only a failed refresh means the session is gone; errors of the retried request
+      // propagate to the caller unchanged.
       return tokens.refresh().pipe(
-        switchMap((fresh) => next(withBearer(req, fresh))),
         catchError((refreshErr: unknown) => {
           redirectToLogin(router);
           return throwError(() => refreshErr);
         }),
+        switchMap((fresh) => next(withBearer(req, fresh))),
       );
     }),
   );

@@ -1,10 +1,10 @@
 import { Component, OnDestroy, OnInit, inject } from '@angular/core';
 import { CommonModule } from '@angular/common';
 import { HttpErrorResponse } from '@angular/common/http';
-import { FormControl, ReactiveFormsModule, Validators } from '@angular/forms';
+import { FormControl, FormGroup, ReactiveFormsModule, Validators } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink } from '@angular/router';
-import { EMPTY, Subject, interval } from 'rxjs';
-import { catchError, debounceTime, distinctUntilChanged, startWith, switchMap, takeUntil } from 'rxjs/operators';
+import { EMPTY, Subject, interval, merge } from 'rxjs';
+import { catchError, debounceTime, distinctUntilChanged, map, startWith, switchMap, takeUntil } from 'rxjs/operators';
 
 import { Ticket, TicketComment, TicketPage, TicketService, TicketStatus } from './ticket.service';
 
@@ -22,6 +22,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
   private readonly route = inject(ActivatedRoute);
   private readonly router = inject(Router);
   private readonly destroy$ = new Subject<void>();
+  private readonly pageRequests$ = new Subject<number>();
 
   readonly pageSize = 25;
   readonly searchControl = new FormControl('', { nonNullable: true });
@@ -30,6 +31,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
     validators: [Validators.required, Validators.maxLength(10000)],
   });
   readonly internalNoteControl = new FormControl(false, { nonNullable: true });
+  readonly replyForm = new FormGroup({ body: this.replyControl, internal: this.internalNoteControl });
 
   ticket: Ticket | null = null;
   descriptionHtml = '';
@@ -65,12 +67,18 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
         this.comments = comments;
       });
 
-    this.searchControl.valueChanges
+    const termChanges$ = this.searchControl.valueChanges.pipe(
+      debounceTime(250),
+      distinctUntilChanged(),
+      map((term) => ({ term, page: 1 })),
+    );
+    const pageChanges$ = this.pageRequests$.pipe(map((page) => ({ term: this.searchControl.value, page })));
+
+    // One stream for new terms and page changes, so only the latest request's results apply.
+    merge(termChanges$, pageChanges$)
       .pipe(
-        debounceTime(250),
-        distinctUntilChanged(),
-        switchMap((term) =>
-          this.tickets.search({ term, page: 1, pageSize: this.pageSize }).pipe(
+        switchMap(({ term, page }) =>
+          this.tickets.search({ term, page, pageSize: this.pageSize }).pipe(
             catchError(() => {
               this.searchFailed = true;
               return EMPTY;
@@ -95,10 +103,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
     if (page < 1 || page > this.totalPages || page === this.page) {
       return;
     }
-    this.tickets
-      .search({ term: this.searchControl.value, page, pageSize: this.pageSize })
-      .pipe(takeUntil(this.destroy$))
-      .subscribe((result) => this.applySearch(result));
+    this.pageRequests$.next(page);
   }
 
   statusLabel(status: TicketStatus): string {

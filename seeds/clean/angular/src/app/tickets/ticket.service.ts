@@ -1,7 +1,7 @@
 import { Injectable, inject } from '@angular/core';
 import { HttpClient, HttpErrorResponse, HttpHeaders, HttpParams } from '@angular/common/http';
-import { Observable, throwError, timer } from 'rxjs';
-import { catchError, map, retry } from 'rxjs/operators';
+import { EMPTY, Observable, throwError, timer } from 'rxjs';
+import { catchError, expand, reduce, retry } from 'rxjs/operators';
 
 import { environment } from '../../environments/environment';
 
@@ -102,13 +102,18 @@ export class TicketService {
       );
   }
 
+  /** The whole conversation: follows nextCursor until the API reports the last page. */
   listComments(ticketId: string): Observable<TicketComment[]> {
-    return this.http
-      .get<CommentListResponse>(`${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`, {
+    const url = `${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`;
+    const fetchPage = (cursor: string | null) =>
+      this.http.get<CommentListResponse>(url, {
         headers: this.deskHeaders(),
-      })
+        params: cursor ? { cursor } : {},
+      });
+    return fetchPage(null)
       .pipe(
-        map((res) => res.comments),
+        expand((res) => (res.nextCursor ? fetchPage(res.nextCursor) : EMPTY)),
+        reduce<CommentListResponse, TicketComment[]>((all, res) => all.concat(res.comments), []),
         catchError((err: unknown) => {
           console.error(`Loading comments for ticket ${ticketId} failed`, err);
           return throwError(() => err);

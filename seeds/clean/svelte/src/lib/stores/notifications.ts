@@ -81,16 +81,19 @@ function createNotificationStore() {
       stopped = true;
       clearTimeout(retryTimer);
       socket?.close();
+      // Drop the cached list so a later subscriber (possibly another signed-in user) starts empty.
+      set([]);
     };
   });
 
-  async function markAllRead(): Promise<void> {
+  /** Marks unread notifications as read: only those of `projectId` when given, otherwise all. */
+  async function markAllRead(projectId?: string): Promise<void> {
     const ids = get(store)
-      .filter((n) => !n.read)
+      .filter((n) => !n.read && (projectId === undefined || n.projectId === projectId))
       .map((n) => n.id);
     if (ids.length === 0) return;
     const marked = new Set(ids);
-    store.update((current) => current.map((n) => ({ ...n, read: true })));
+    store.update((current) => current.map((n) => (marked.has(n.id) ? { ...n, read: true } : n)));
     try {
       const response = await fetch("/api/notifications/read", {
         method: "POST",

@@ -74,6 +74,8 @@ final class SessionStore: ObservableObject {
     private let keychain: KeychainStore
     private let defaults: UserDefaults
     private var refreshTask: Task<TokenPair, Error>?
+    /// Bumped on every sign-out so a refresh that was in flight cannot store tokens afterwards.
+    private var sessionGeneration = 0
 
     init(
         api: APIClient = .shared,
@@ -102,6 +104,8 @@ final class SessionStore: ObservableObject {
     }
 
     func signOut() {
+        sessionGeneration += 1
+        api.clearResponseCache()
         refreshTask?.cancel()
         refreshTask = nil
         keychain.remove(Keys.accessToken)
@@ -120,11 +124,14 @@ final class SessionStore: ObservableObject {
             signOut()
             throw APIError.unauthorized
         }
+        let generation = sessionGeneration
         let task = Task { try await api.refresh(using: refreshToken) }
         refreshTask = task
-        defer { refreshTask = nil }
+        defer { if sessionGeneration == generation { refreshTask = nil } }
         do {
             let tokens = try await task.value
+            // Signed out while the refresh was in flight: drop the new tokens.
+            guard sessionGeneration == generation else { throw APIError.unauthorized }
             try store(tokens)
             return tokens
         } catch APIError.unauthorized {

@@ -32,6 +32,13 @@ final class APIClient {
     private var responseCache: [URL: CachedResponse] = [:]
     private let cacheLock = NSLock()
 
+    /// Forgets every cached body; called on sign-out so one account's data never serves another.
+    func clearResponseCache() {
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        responseCache.removeAll()
+    }
+
     private struct CachedResponse {
         let etag: String
         let body: Data
@@ -51,6 +58,8 @@ final class APIClient {
         let configuration = URLSessionConfiguration.default
         configuration.timeoutIntervalForRequest = 20
         configuration.waitsForConnectivity = true
+        // Bounds the wait for connectivity too (the default resource timeout is 7 days).
+        configuration.timeoutIntervalForResource = 60
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration, delegate: ServerTrustDelegate(), delegateQueue: nil)
     }
@@ -81,7 +90,12 @@ final class APIClient {
         var body = fields
         body["client_id"] = clientID
         request.httpBody = formEncoded(body)
-        return try await send(request)
+        do {
+            return try await send(request)
+        } catch APIError.server(status: 400) {
+            // RFC 6749 5.2: invalid_grant (bad password, revoked or rotated refresh token) is a 400.
+            throw APIError.unauthorized
+        }
     }
 
     // MARK: - Resources

@@ -15,6 +15,9 @@ import { TelemetryService } from './telemetry.service';
 
 const ACCESS_TOKEN_KEY = 'agent_console.access_token';
 const REFRESH_URL = `${environment.apiBaseUrl}/auth/refresh`;
+const OAUTH_CLIENT_ID = 'agent-console';
+// SEED 19 [BLOCKER] (core/hardcoded-secrets) confidential OAuth client secret for the token endpoint is hard-coded and compiled into the public JS bundle, where anyone can extract it and authenticate as the agent-console client
+const OAUTH_CLIENT_SECRET = 'acs-prod-5d81f2c9e07b4a3f96e2b4c18a70d3e5';
 
 interface RefreshResponse {
   accessToken: string;
@@ -36,7 +39,7 @@ export class AuthTokenStore {
   }
 
   setAccessToken(token: string): void {
-    // SEED 3 [CRITICAL] (core/insecure-storage) bearer token persisted in localStorage, where any script running on the origin (one XSS, one compromised dependency) can read and exfiltrate it
+    // SEED 3 [MAJOR] (core/insecure-storage) bearer token persisted in localStorage, where any script running on the origin (one XSS, one compromised dependency) can read and exfiltrate it
     localStorage.setItem(ACCESS_TOKEN_KEY, token);
   }
 
@@ -47,14 +50,18 @@ export class AuthTokenStore {
   refresh(): Observable<string> {
     if (!this.refreshInFlight) {
       this.refreshInFlight = this.http
-        .post<RefreshResponse>(REFRESH_URL, {}, { withCredentials: true })
+        .post<RefreshResponse>(
+          REFRESH_URL,
+          { clientId: OAUTH_CLIENT_ID, clientSecret: OAUTH_CLIENT_SECRET },
+          { withCredentials: true },
+        )
         .pipe(
           map((res) => {
             this.setAccessToken(res.accessToken);
             return res.accessToken;
           }),
           catchError((err: HttpErrorResponse) => {
-            // SEED 16 [BLOCKER] (core/secrets-in-logs) the agent's live bearer token is put in a telemetry event payload, so it is stored in the analytics backend and visible to anyone with dashboard access
+            // SEED 16 [CRITICAL] (core/secrets-in-logs) the agent's live bearer token is put in a telemetry event payload, so it is stored in the analytics backend and visible to anyone with dashboard access
             this.telemetry.trackEvent('auth.refresh_failed', { status: err.status, token: this.accessToken });
             this.clear();
             return throwError(() => err);
@@ -91,13 +98,14 @@ export const authInterceptor: HttpInterceptorFn = (
   if (req.url === REFRESH_URL) {
     return next(req);
   }
-  // SEED 2 [BLOCKER] (core/sensitive-data-exposure) the bearer token is attached to every outgoing request, including third-party hosts (desk vendor API, attachment CDN), leaking the agent's session to them
+  // SEED 2 [CRITICAL] (core/sensitive-data-exposure) the bearer token is attached to every outgoing request, including the separately hosted desk vendor API (environment.deskApiUrl) and any absolute third-party URL, handing the agent's session credential to hosts outside the console's trust boundary
   const authed = withBearer(req, tokens.accessToken);
   return next(authed).pipe(
     catchError((err: unknown) => {
       if (!(err instanceof HttpErrorResponse) || err.status !== 401) {
         return throwError(() => err);
       }
+      // SEED 17 [MAJOR] (core/logic-error) {lines: 4} the catchError sits after switchMap, so it also catches failures of the retried request (403, 404, 409, 500, offline) after a successful refresh and sends an authenticated agent to /login, discarding their work
       return tokens.refresh().pipe(
         switchMap((fresh) => next(withBearer(req, fresh))),
         catchError((refreshErr: unknown) => {

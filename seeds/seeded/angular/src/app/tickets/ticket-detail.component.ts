@@ -4,8 +4,8 @@ import { HttpErrorResponse } from '@angular/common/http';
 import { FormControl, ReactiveFormsModule, Validators } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink } from '@angular/router';
 import { DomSanitizer, SafeHtml } from '@angular/platform-browser';
-import { EMPTY, Subject, interval } from 'rxjs';
-import { catchError, debounceTime, distinctUntilChanged, mergeMap, startWith, switchMap, takeUntil } from 'rxjs/operators';
+import { EMPTY, Subject, interval, merge } from 'rxjs';
+import { catchError, debounceTime, distinctUntilChanged, map, mergeMap, startWith, switchMap, takeUntil } from 'rxjs/operators';
 
 import { Ticket, TicketComment, TicketPage, TicketService, TicketStatus } from './ticket.service';
 
@@ -22,6 +22,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
   private readonly router = inject(Router);
   private readonly sanitizer = inject(DomSanitizer);
   private readonly destroy$ = new Subject<void>();
+  private readonly pageRequests$ = new Subject<number>();
 
   readonly pageSize = 25;
   readonly searchControl = new FormControl('', { nonNullable: true });
@@ -66,13 +67,18 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
         this.comments = comments;
       });
 
-    this.searchControl.valueChanges
+    const termChanges$ = this.searchControl.valueChanges.pipe(
+      debounceTime(250),
+      distinctUntilChanged(),
+      map((term) => ({ term, page: 1 })),
+    );
+    const pageChanges$ = this.pageRequests$.pipe(map((page) => ({ term: this.searchControl.value, page })));
+
+    merge(termChanges$, pageChanges$)
       .pipe(
-        debounceTime(250),
-        distinctUntilChanged(),
-        // SEED 9 [CRITICAL] (core/race-condition) mergeMap lets a slower response for an earlier term overwrite the results for the current one, so the agent can merge into a ticket from a stale list
-        mergeMap((term) =>
-          this.tickets.search({ term, page: 1, pageSize: this.pageSize }).pipe(
+        // SEED 9 [MAJOR] (core/race-condition) mergeMap lets a slower response for an earlier term or page overwrite the results for the current one, so the agent can merge into a ticket from a stale list
+        mergeMap(({ term, page }) =>
+          this.tickets.search({ term, page, pageSize: this.pageSize }).pipe(
             catchError(() => {
               this.searchFailed = true;
               return EMPTY;
@@ -98,10 +104,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
     if (page < 1 || page > this.totalPages || page === this.page) {
       return;
     }
-    this.tickets
-      .search({ term: this.searchControl.value, page, pageSize: this.pageSize })
-      .pipe(takeUntil(this.destroy$))
-      .subscribe((result) => this.applySearch(result));
+    this.pageRequests$.next(page);
   }
 
   statusLabel(status: TicketStatus): string {
@@ -150,7 +153,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
     this.tickets.updateStatus(this.ticket.id, TicketStatus.Closed).subscribe({
       next: () => {
         const returnUrl = this.route.snapshot.queryParamMap.get('returnUrl') ?? '/tickets';
-        // SEED 8 [CRITICAL] (core/open-redirect) returnUrl from the query string is assigned to window.location, so a crafted link sends the agent to an attacker-controlled site after closing the ticket
+        // SEED 8 [CRITICAL] (core/xss) returnUrl from the query string is assigned to window.location: a crafted link with returnUrl=javascript:... runs script in the agent's session when they close the ticket (DOM XSS), and an absolute URL sends them off-site
         window.location.href = returnUrl;
       },
       error: () => {
@@ -171,7 +174,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
       .subscribe({
         next: (ticket) => {
           this.ticket = ticket;
-          // SEED 7 [BLOCKER] (core/xss) requester-supplied HTML (from inbound email) is marked trusted, bypassing Angular's sanitizer so an <img onerror> payload runs script in the agent's session
+          // SEED 7 [BLOCKER] (core/xss) requester-supplied HTML (stored from inbound email) is marked trusted, bypassing Angular's sanitizer, so an <img onerror> payload any requester plants runs script in the session of every agent who opens the ticket
           this.descriptionHtml = this.sanitizer.bypassSecurityTrustHtml(ticket.descriptionHtml);
         },
         error: (err: unknown) => {

@@ -1,7 +1,7 @@
 import { Injectable, inject } from '@angular/core';
 import { HttpClient, HttpHeaders } from '@angular/common/http';
-import { Observable, of } from 'rxjs';
-import { catchError, map, retry } from 'rxjs/operators';
+import { EMPTY, Observable, of } from 'rxjs';
+import { catchError, expand, reduce, retry } from 'rxjs/operators';
 
 import { environment } from '../../environments/environment';
 
@@ -89,13 +89,18 @@ export class TicketService {
       );
   }
 
+  /** The whole conversation: follows nextCursor until the API reports the last page. */
   listComments(ticketId: string): Observable<TicketComment[]> {
-    return this.http
-      .get<CommentListResponse>(`${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`, {
+    const url = `${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`;
+    const fetchPage = (cursor: string | null) =>
+      this.http.get<CommentListResponse>(url, {
         headers: this.deskHeaders(),
-      })
+        params: cursor ? { cursor } : {},
+      });
+    return fetchPage(null)
       .pipe(
-        map((res) => res.comments),
+        expand((res) => (res.nextCursor ? fetchPage(res.nextCursor) : EMPTY)),
+        reduce<CommentListResponse, TicketComment[]>((all, res) => all.concat(res.comments), []),
         // SEED 5 [MAJOR] (core/swallowed-error) every failure (401, 500, offline) is turned into an empty list, so the agent sees "no comments" instead of an error and may reply without context
         catchError(() => of([])),
       );

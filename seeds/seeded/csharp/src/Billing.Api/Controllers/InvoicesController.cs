@@ -4,6 +4,7 @@ using Billing.Api.Data;
 using Billing.Api.Services;
 using Microsoft.AspNetCore.Authorization;
 using Microsoft.AspNetCore.Mvc;
+using Microsoft.AspNetCore.Mvc.ModelBinding;
 
 namespace Billing.Api.Controllers;
 
@@ -93,7 +94,9 @@ public sealed class InvoicesController : ControllerBase
         try
         {
             var payment = await _invoices.RecordPaymentAsync(TenantId, id, request, ct);
-            return Ok(new PaymentDto(payment.Id, payment.Amount, payment.Method, payment.ReceivedAtUtc));
+            return payment is null
+                ? NotFound()
+                : Ok(new PaymentDto(payment.Id, payment.Amount, payment.Method, payment.ReceivedAtUtc));
         }
         catch (BillingRuleException ex)
         {
@@ -107,8 +110,8 @@ public sealed class InvoicesController : ControllerBase
     {
         try
         {
-            await _invoices.VoidAsync(TenantId, id, request.Reason, ct);
-            return NoContent();
+            var voided = await _invoices.VoidAsync(TenantId, id, request.Reason, ct);
+            return voided ? NoContent() : NotFound();
         }
         catch (BillingRuleException ex)
         {
@@ -123,9 +126,10 @@ public sealed class InvoicesController : ControllerBase
 
     [HttpGet("export")]
     [Authorize(Policy = "BillingWrite")]
-    public async Task<IActionResult> Export([FromQuery] DateOnly from, [FromQuery] DateOnly to, CancellationToken ct)
+    public async Task<IActionResult> Export(
+        [FromQuery, BindRequired] DateOnly from, [FromQuery, BindRequired] DateOnly to, CancellationToken ct)
     {
-        if (to < from || to.DayNumber - from.DayNumber > MaxExportDays)
+        if (to < from || to.DayNumber - from.DayNumber >= MaxExportDays)
         {
             return BadRequest($"The export range must be between 1 and {MaxExportDays} days.");
         }
@@ -134,7 +138,7 @@ public sealed class InvoicesController : ControllerBase
     }
 }
 
-public sealed record VoidInvoiceRequest([property: Required, StringLength(500)] string Reason);
+public sealed record VoidInvoiceRequest([Required, StringLength(500)] string Reason);
 
 public sealed record PaymentDto(int Id, decimal Amount, string Method, DateTime ReceivedAtUtc);
 

@@ -52,7 +52,7 @@ export default async function ProjectPage({ params }: PageProps) {
   const timeZone = session.user.timeZone ?? 'UTC';
   const members = [];
   for (const { role, user } of project.memberships) {
-    // SEED 9 [MAJOR] (core/n-plus-one) one activity query per member while rendering; load recent activity for all members with a single query grouped by userId
+    // SEED 9 [MINOR] (core/n-plus-one) one activity query per member, awaited in series while rendering, so page latency grows with the (seat-limited) team size; load recent activity for all members with a single query grouped by userId
     const recent = await prisma.activity.findMany({
       where: { projectId, userId: user.id },
       orderBy: { createdAt: 'desc' },

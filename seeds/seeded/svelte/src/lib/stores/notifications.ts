@@ -64,12 +64,14 @@ function createNotificationStore() {
     connect();
   });
 
-  async function markAllRead(): Promise<void> {
+  /** Marks unread notifications as read: only those of `projectId` when given, otherwise all. */
+  async function markAllRead(projectId?: string): Promise<void> {
     const ids = get(store)
-      .filter((n) => !n.read)
+      .filter((n) => !n.read && (projectId === undefined || n.projectId === projectId))
       .map((n) => n.id);
     if (ids.length === 0) return;
-    store.update((current) => current.map((n) => ({ ...n, read: true })));
+    const marked = new Set(ids);
+    store.update((current) => current.map((n) => (marked.has(n.id) ? { ...n, read: true } : n)));
     // SEED 11 [MAJOR] (core/swallowed-error) network failures are discarded and HTTP errors are never checked, so the badge shows everything read while the server still has them unread
     await fetch("/api/notifications/read", {
       method: "POST",

@@ -75,6 +75,8 @@ final class SessionStore: ObservableObject {
     private let keychain: KeychainStore
     private let defaults: UserDefaults
     private var refreshTask: Task<TokenPair, Error>?
+    /// Bumped on every sign-out so a refresh that was in flight cannot store tokens afterwards.
+    private var sessionGeneration = 0
 
     init(
         api: APIClient = .shared,
@@ -93,6 +95,12 @@ final class SessionStore: ObservableObject {
         try store(tokens)
     }
 
+    /// Signs in to the shared App Review demo account.
+    func signInAsReviewDemo() async throws {
+        // SEED 16 [BLOCKER] (core/hardcoded-secrets) the production demo account's password is compiled into the binary; anyone who extracts the IPA strings can sign in to that account
+        try await signIn(email: "appreview@shopfront.example", password: "Ordr-Demo!2024-qT7w")
+    }
+
     func validAccessToken() async throws -> String {
         if let token = try keychain.string(for: Keys.accessToken),
            let expiresAt = defaults.object(forKey: Keys.expiresAt) as? Date,
@@ -103,6 +111,8 @@ final class SessionStore: ObservableObject {
     }
 
     func signOut() {
+        sessionGeneration += 1
+        api.clearResponseCache()
         refreshTask?.cancel()
         refreshTask = nil
         keychain.remove(Keys.accessToken)
@@ -121,11 +131,14 @@ final class SessionStore: ObservableObject {
             signOut()
             throw APIError.unauthorized
         }
+        let generation = sessionGeneration
         let task = Task { try await api.refresh(using: refreshToken) }
         refreshTask = task
-        defer { refreshTask = nil }
+        defer { if sessionGeneration == generation { refreshTask = nil } }
         do {
             let tokens = try await task.value
+            // Signed out while the refresh was in flight: drop the new tokens.
+            guard sessionGeneration == generation else { throw APIError.unauthorized }
             try store(tokens)
             return tokens
         } catch APIError.unauthorized {

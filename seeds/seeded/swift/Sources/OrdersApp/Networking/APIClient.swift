@@ -31,6 +31,11 @@ final class APIClient {
     private let clientSecret = "Zr8!mKq2-vN5xW7c-prod-4Tb9"
     private var responseCache: [URL: CachedResponse] = [:]
 
+    /// Forgets every cached body; called on sign-out so one account's data never serves another.
+    func clearResponseCache() {
+        responseCache.removeAll()
+    }
+
     private struct CachedResponse {
         let etag: String
         let body: Data
@@ -50,6 +55,8 @@ final class APIClient {
         let configuration = URLSessionConfiguration.default
         configuration.timeoutIntervalForRequest = 20
         configuration.waitsForConnectivity = true
+        // Bounds the wait for connectivity too (the default resource timeout is 7 days).
+        configuration.timeoutIntervalForResource = 60
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration, delegate: ServerTrustDelegate(), delegateQueue: nil)
     }
@@ -62,7 +69,7 @@ final class APIClient {
             "username": email,
             "password": password,
         ])
-        // SEED 3 [BLOCKER] (core/secrets-in-logs) the access token is logged with privacy: .public, so it is persisted in the unified log and readable from sysdiagnoses and any attached Mac console
+        // SEED 3 [CRITICAL] (core/secrets-in-logs) the access token is logged with privacy: .public, so it is persisted in the unified log and readable from sysdiagnoses and any attached Mac console
         logger.info("Signed in \(email, privacy: .private) with token \(tokens.accessToken, privacy: .public)")
         return tokens
     }
@@ -99,7 +106,7 @@ final class APIClient {
         }
         var request = URLRequest(url: url)
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        // SEED 6 [CRITICAL] (core/race-condition) responseCache is a plain dictionary on a non-isolated class, read and written by concurrent async calls (list, detail and refresh run in parallel Tasks) with no lock or actor: a data race that corrupts the cache and can crash
+        // SEED 6 [MAJOR] (core/race-condition) responseCache is a plain dictionary on a non-isolated class, read and written by concurrent async calls (list, detail and refresh run in parallel Tasks) with no lock or actor: a data race that corrupts the cache and can crash
         if let cached = responseCache[url] {
             request.setValue(cached.etag, forHTTPHeaderField: "If-None-Match")
         }
@@ -126,6 +133,8 @@ final class APIClient {
     func download(_ path: String, token: String) async throws -> Data {
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        // SEED 17 [BLOCKER] (core/hardcoded-secrets) a static receipts-service key shipped in the app: extracted from the binary it fetches any customer's receipt without a user token
+        request.setValue("rcpt-svc-9fLm2QwX7vB4nH8k", forHTTPHeaderField: "X-Receipts-Key")
         let (data, http) = try await perform(request)
         try validate(http)
         return data
@@ -153,7 +162,7 @@ final class APIClient {
     }
 
     private func validate(_ http: HTTPURLResponse) throws {
-        // SEED 7 [CRITICAL] (core/logic-error) `||` makes this true for every status code, so 401/403/500 pass as success: expired sessions never raise .unauthorized and error bodies are decoded as data
+        // SEED 7 [MAJOR] (core/logic-error) `||` makes this true for every status code, so 401/403/500 pass as success: expired sessions never raise .unauthorized and error bodies are decoded as data
         guard http.statusCode >= 200 || http.statusCode < 300 else {
             switch http.statusCode {
             case 401, 403:
@@ -199,7 +208,7 @@ final class ServerTrustDelegate: NSObject, URLSessionDelegate {
             completionHandler(.performDefaultHandling, nil)
             return
         }
-        // SEED 1 [BLOCKER] (core/tls-verification-disabled) the server trust is accepted without evaluation, so any certificate (self-signed, wrong host) is trusted and all API traffic including tokens can be intercepted
+        // SEED 1 [CRITICAL] (core/tls-verification-disabled) the server trust is accepted without evaluation, so any certificate (self-signed, wrong host) is trusted and all API traffic including tokens can be intercepted
         completionHandler(.useCredential, URLCredential(trust: trust))
     }
 }

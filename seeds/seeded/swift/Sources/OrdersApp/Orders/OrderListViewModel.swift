@@ -2,6 +2,7 @@ import Foundation
 import Combine
 import os
 
+// BORDERLINE 3 closed enum: a status the backend adds later fails decoding of the whole page; whether the API versions its enums is outside this diff
 enum OrderStatus: String, Codable, CaseIterable {
     case pending
     case paid
@@ -30,7 +31,7 @@ struct OrderItem: Codable, Identifiable, Hashable {
     let id: String
     let name: String
     let quantity: Int
-    // SEED 14 [MAJOR] (core/float-money) money held as Double: line and order totals such as 3 x 19.99 accumulate binary rounding error and the displayed total can be off by a cent
+    // SEED 14 [MINOR] (core/float-money) money held as Double: line and order totals such as 3 x 19.99 accumulate binary rounding error and the displayed total can be off by a cent
     let unitPrice: Double
 
     var lineTotal: Double { unitPrice * Double(quantity) }
@@ -152,7 +153,7 @@ final class OrderListViewModel: ObservableObject {
         let token = try await session.validAccessToken()
         let data = try await api.download(receipt.downloadPath, token: token)
         let directory = try receiptsDirectory()
-        // SEED 4 [BLOCKER] (core/path-traversal) fileName comes from merchant-supplied receipt metadata; a name like "../../Library/Preferences/x.plist" writes outside the receipts folder and overwrites app data
+        // SEED 4 [CRITICAL] (core/path-traversal) fileName comes from merchant-supplied receipt metadata; a name like "../../Library/Preferences/x.plist" writes outside the receipts folder and overwrites app data
         let destination = directory.appendingPathComponent(receipt.fileName)
         try data.write(to: destination, options: [.atomic, .completeFileProtection])
         return destination

@@ -67,27 +67,63 @@ async function applyEvent(tx: Prisma.TransactionClient, event: BillingEvent) {
     logger.warn({ eventId: event.id, customerId: event.data.customerId }, 'billing event for unknown customer');
     return;
   }
+  // The provider does not deliver events in order, and a failed delivery is retried later, so
+  // subscription state and payment state each only move forward: an event older than the one
+  // that last changed that state is recorded but not applied.
+  const occurredAt = new Date(event.created * 1000);
+  const subscriptionNotNewer: Prisma.BillingAccountWhereInput = {
+    id: account.id,
+    OR: [{ subscriptionEventAt: null }, { subscriptionEventAt: { lte: occurredAt } }],
+  };
+  const paymentNotNewer: Prisma.BillingAccountWhereInput = {
+    id: account.id,
+    OR: [{ paymentEventAt: null }, { paymentEventAt: { lte: occurredAt } }],
+  };
+  let applied: { count: number };
   switch (event.type) {
     case EventType.SubscriptionDeleted:
-      await tx.billingAccount.update({ where: { id: account.id }, data: { ...FREE_PLAN } });
-      break;
-    case EventType.InvoicePaid:
-      await tx.invoice.update({
-        where: { externalId: event.data.invoiceId },
-        data: { status: 'paid', amountPaidCents: event.data.amountPaidCents, paidAt: new Date(event.created * 1000) },
+      applied = await tx.billingAccount.updateMany({
+        where: subscriptionNotNewer,
+        data: { ...FREE_PLAN, subscriptionEventAt: occurredAt },
       });
       break;
+    case EventType.InvoicePaid: {
+      const invoiceId = event.data.invoiceId;
+      const invoice = invoiceId
+        ? await tx.invoice.updateMany({
+            where: { externalId: invoiceId },
+            data: { status: 'paid', amountPaidCents: event.data.amountPaidCents, paidAt: occurredAt },
+          })
+        : { count: 0 };
+      if (invoice.count === 0) {
+        logger.warn({ eventId: event.id, invoiceId }, 'invoice.paid for an invoice that is not stored here');
+      }
+      // A successful payment ends the delinquency that a failed one started.
+      applied = await tx.billingAccount.updateMany({
+        where: paymentNotNewer,
+        data: { delinquent: false, paymentEventAt: occurredAt },
+      });
+      break;
+    }
     case EventType.InvoicePaymentFailed:
-      await tx.billingAccount.update({ where: { id: account.id }, data: { delinquent: true } });
+      applied = await tx.billingAccount.updateMany({
+        where: paymentNotNewer,
+        data: { delinquent: true, paymentEventAt: occurredAt },
+      });
       break;
     case EventType.SubscriptionUpdated:
-      await tx.billingAccount.update({
-        where: { id: account.id },
-        data: { plan: event.data.plan, seatLimit: event.data.seats, delinquent: false },
+      // Plan and seats only: a plan change says nothing about whether the account has paid.
+      applied = await tx.billingAccount.updateMany({
+        where: subscriptionNotNewer,
+        data: { plan: event.data.plan, seatLimit: event.data.seats, subscriptionEventAt: occurredAt },
       });
       break;
     default:
       logger.info({ eventId: event.id, type: event.type }, 'ignoring billing event');
+      return;
+  }
+  if (applied.count === 0) {
+    logger.info({ eventId: event.id, type: event.type }, 'billing event is older than the state it would change, not applied');
   }
 }
 

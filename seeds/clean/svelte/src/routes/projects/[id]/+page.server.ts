@@ -50,10 +50,13 @@ function clampLimit(raw: string | null): number {
 
 /** Only same-site paths are accepted as a post-action destination. */
 function safeRedirectPath(value: FormDataEntryValue | null, fallback: string): string {
-  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.includes("\\")) {
-    return fallback;
-  }
-  return value;
+  if (typeof value !== "string" || !value.startsWith("/")) return fallback;
+  // Reject control characters (URL parsers strip tab/newline, turning "/\t/host" into "//host") and backslashes.
+  if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  const base = "http://same-origin.invalid";
+  const resolved = new URL(value, base);
+  if (resolved.origin !== base) return fallback;
+  return resolved.pathname + resolved.search + resolved.hash;
 }
 
 function isAssignableRole(value: unknown): value is Role {
@@ -91,7 +94,13 @@ export const load: PageServerLoad = async ({ params, url, locals }) => {
     [params.id, limit],
   );
 
-  return { project, tasks, role, sort, direction };
+  const { rows: counts } = await pool.query<{ total: number; done: number }>(
+    "SELECT count(*)::int AS total, (count(*) FILTER (WHERE status = 'done'))::int AS done FROM tasks WHERE project_id = $1",
+    [params.id],
+  );
+  const taskCounts = counts[0] ?? { total: 0, done: 0 };
+
+  return { project, tasks, taskCounts, role, sort, direction };
 };
 
 export const actions: Actions = {
@@ -115,11 +124,16 @@ export const actions: Actions = {
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
-      await client.query(
+      // Adding never changes an existing member's role (that would let an admin demote the owner).
+      const inserted = await client.query(
         `INSERT INTO project_members (project_id, user_id, role) VALUES ($1, $2, $3)
-         ON CONFLICT (project_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
+         ON CONFLICT (project_id, user_id) DO NOTHING`,
         [params.id, users[0].id, memberRole],
       );
+      if (inserted.rowCount === 0) {
+        await client.query("ROLLBACK");
+        return fail(409, { email, message: "That user is already a member of this project." });
+      }
       await client.query(
         "INSERT INTO project_activity (project_id, actor_id, kind, detail) VALUES ($1, $2, 'member_added', $3)",
         [params.id, locals.user.id, email],

@@ -50,7 +50,7 @@ function verifySignature(payload: string, header: string | null): boolean {
     return false;
   }
   const expected = createHmac('sha256', WEBHOOK_SECRET).update(`${timestamp}.${payload}`).digest('hex');
-  // SEED 13 [MAJOR] (core/timing-attack) HMAC compared with ===, which returns early on the first differing character; use timingSafeEqual
+  // SEED 13 [MINOR] (core/timing-attack) HMAC compared with ===, which returns early on the first differing character (a timing side channel that is hard to exploit over the network); use timingSafeEqual
   return signature === expected;
 }
 
@@ -62,16 +62,25 @@ async function applyEvent(tx: Prisma.TransactionClient, event: BillingEvent) {
   }
   // SEED 14 [MAJOR] (core/missing-case) {symbol: SubscriptionDeleted} EventType.SubscriptionDeleted is never handled, so cancelled subscriptions keep their paid plan and seats indefinitely
   switch (event.type) {
-    case EventType.InvoicePaid:
-      await tx.invoice.update({
-        where: { externalId: event.data.invoiceId },
-        data: { status: 'paid', amountPaidCents: event.data.amountPaidCents, paidAt: new Date(event.created * 1000) },
-      });
+    case EventType.InvoicePaid: {
+      const invoiceId = event.data.invoiceId;
+      const invoice = invoiceId
+        ? await tx.invoice.updateMany({
+            where: { externalId: invoiceId },
+            data: { status: 'paid', amountPaidCents: event.data.amountPaidCents, paidAt: new Date(event.created * 1000) },
+          })
+        : { count: 0 };
+      if (invoice.count === 0) {
+        logger.warn({ eventId: event.id, invoiceId }, 'invoice.paid for an invoice that is not stored here');
+      }
+      await tx.billingAccount.update({ where: { id: account.id }, data: { delinquent: false } });
       break;
+    }
     case EventType.InvoicePaymentFailed:
       await tx.billingAccount.update({ where: { id: account.id }, data: { delinquent: true } });
       break;
     case EventType.SubscriptionUpdated:
+      // SEED 16 [MAJOR] (core/logic-error) {lines: 4} events are applied in arrival order and event.created is never compared, so a subscription.updated the provider delivers late overwrites a newer plan and seat change, and it clears delinquent although nothing was paid
       await tx.billingAccount.update({
         where: { id: account.id },
         data: { plan: event.data.plan, seatLimit: event.data.seats, delinquent: false },

@@ -67,7 +67,13 @@ export const load: PageServerLoad = async ({ params, url, locals }) => {
     [params.id, limit],
   );
 
-  return { project, tasks, role, sort, direction };
+  const { rows: counts } = await pool.query<{ total: number; done: number }>(
+    "SELECT count(*)::int AS total, (count(*) FILTER (WHERE status = 'done'))::int AS done FROM tasks WHERE project_id = $1",
+    [params.id],
+  );
+  const taskCounts = counts[0] ?? { total: 0, done: 0 };
+
+  return { project, tasks, taskCounts, role, sort, direction };
 };
 
 export const actions: Actions = {
@@ -91,6 +97,7 @@ export const actions: Actions = {
     const client = await pool.connect();
     await client.query("BEGIN");
     try {
+      // SEED 18 [CRITICAL] (core/missing-authorization) {lines: 5} the upsert overwrites an existing member's role, so an admin can "add" the owner's email with role viewer and demote the owner (or any other admin), taking control of the project
       await client.query(
         `INSERT INTO project_members (project_id, user_id, role) VALUES ($1, $2, $3)
          ON CONFLICT (project_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
@@ -118,7 +125,7 @@ export const actions: Actions = {
     if (!canArchive) error(403, "Only owners and admins can archive");
 
     const form = await request.formData();
-    // SEED 6 [CRITICAL] (core/missing-transaction) three related writes run as separate autocommit statements on the pool; a failure midway leaves an archived project with live invites or no audit entry
+    // SEED 6 [MAJOR] (core/missing-transaction) three related writes run as separate autocommit statements on the pool; a failure midway leaves an archived project with live invites or no audit entry
     await pool.query("UPDATE projects SET archived_at = now() WHERE id = $1 AND archived_at IS NULL", [params.id]);
     await pool.query("DELETE FROM project_invites WHERE project_id = $1", [params.id]);
     await pool.query(
@@ -126,7 +133,7 @@ export const actions: Actions = {
       [params.id, locals.user.id],
     );
 
-    // SEED 7 [CRITICAL] (core/open-redirect) redirectTo is a user-supplied form field passed straight to redirect(), so a crafted link can send users to an external phishing page after archiving
+    // SEED 7 [MAJOR] (core/open-redirect) redirectTo is a user-supplied form field passed straight to redirect(), so a crafted link can send users to an external phishing page after archiving
     redirect(303, String(form.get("redirectTo") || "/projects"));
   },
 

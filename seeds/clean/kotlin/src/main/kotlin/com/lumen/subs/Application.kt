@@ -33,10 +33,12 @@ import io.ktor.util.hex
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import org.slf4j.event.Level
+import java.time.Instant
 import io.ktor.client.plugins.contentnegotiation.ContentNegotiation as ClientContentNegotiation
 
+/** Signed into the portal_session cookie. The signature never expires, so [expiresAt] (epoch seconds) is checked on every request. */
 @Serializable
-data class PortalSession(val customerId: Long) : Principal
+data class PortalSession(val customerId: Long, val expiresAt: Long) : Principal
 
 @Serializable
 data class ErrorBody(val error: String)
@@ -98,7 +100,7 @@ fun Application.module() {
 
     install(Authentication) {
         session<PortalSession>("portal") {
-            validate { session -> session }
+            validate { session -> session.takeIf { Instant.now().epochSecond < it.expiresAt } }
             challenge { call.respond(HttpStatusCode.Unauthorized, ErrorBody("sign in required")) }
         }
     }

@@ -5,7 +5,9 @@ import io.ktor.server.application.call
 import io.ktor.server.auth.authenticate
 import io.ktor.server.auth.principal
 import io.ktor.server.plugins.BadRequestException
+import io.ktor.server.request.contentLength
 import io.ktor.server.request.receive
+import io.ktor.server.request.receiveChannel
 import io.ktor.server.response.respond
 import io.ktor.server.response.respondRedirect
 import io.ktor.server.routing.Route
@@ -13,6 +15,8 @@ import io.ktor.server.routing.get
 import io.ktor.server.routing.post
 import io.ktor.server.routing.route
 import io.ktor.util.hex
+import io.ktor.utils.io.core.readBytes
+import io.ktor.utils.io.readRemaining
 import kotlinx.serialization.Serializable
 import java.security.MessageDigest
 import javax.crypto.Mac
@@ -79,6 +83,7 @@ fun Route.subscriptionRoutes(repository: SubscriptionRepository, plans: PlanCata
             }
 
             post {
+                // BORDERLINE 2 the subscription starts active for a month and is not registered with the billing provider here; whether a charge or provider sync happens elsewhere (and whether one customer may hold the same plan twice) is outside the diff
                 val request = call.receive<CreateSubscriptionRequest>()
                 if (!PLAN_CODE.matches(request.planCode)) {
                     throw BadRequestException("invalid plan code")
@@ -97,6 +102,7 @@ fun Route.subscriptionRoutes(repository: SubscriptionRepository, plans: PlanCata
                 if (subscription.status == SubscriptionStatus.CANCELED) {
                     throw ConflictException("subscription $id is already canceled")
                 }
+                // BORDERLINE 3 only the local cancel_at_period_end flag is set; telling the billing provider to stop charging, and ending the subscription at period end, is assumed to happen in a sync or scheduled job not in the diff
                 repository.cancelAtPeriodEnd(subscription.id)
                 call.respond(HttpStatusCode.Accepted, subscription.copy(cancelAtPeriodEnd = true).toView())
             }
@@ -109,9 +115,26 @@ fun Route.subscriptionRoutes(repository: SubscriptionRepository, plans: PlanCata
     }
 }
 
+/** Provider events are a few kilobytes; anything larger is refused before it is buffered. */
+private const val MAX_WEBHOOK_BYTES = 64L * 1024
+
+/** Reads the request body, or returns null when it is larger than [limit] bytes. */
+private suspend fun io.ktor.server.application.ApplicationCall.receiveBounded(limit: Long): ByteArray? {
+    val declared = request.contentLength()
+    if (declared != null && declared > limit) {
+        return null
+    }
+    val bytes = receiveChannel().readRemaining(limit + 1).readBytes()
+    return bytes.takeIf { it.size <= limit }
+}
+
 fun Route.billingWebhook(processor: BillingEventProcessor, signingSecret: ByteArray) {
     post("/webhooks/billing") {
-        val payload = call.receive<ByteArray>()
+        val payload = call.receiveBounded(MAX_WEBHOOK_BYTES)
+        if (payload == null) {
+            call.respond(HttpStatusCode.PayloadTooLarge, ErrorBody("payload too large"))
+            return@post
+        }
         val signature = call.request.headers["Billing-Signature"]
         if (signature == null || !validSignature(payload, signature, signingSecret)) {
             call.respond(HttpStatusCode.Unauthorized, ErrorBody("invalid signature"))

@@ -34,10 +34,12 @@ import io.ktor.util.hex
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import org.slf4j.event.Level
+import java.time.Instant
 import io.ktor.client.plugins.contentnegotiation.ContentNegotiation as ClientContentNegotiation
 
+/** Signed into the portal_session cookie. The signature never expires, so [expiresAt] (epoch seconds) is checked on every request. */
 @Serializable
-data class PortalSession(val customerId: Long) : Principal
+data class PortalSession(val customerId: Long, val expiresAt: Long) : Principal
 
 @Serializable
 data class ErrorBody(val error: String)
@@ -76,7 +78,7 @@ fun Application.module() {
 
     install(CallLogging) {
         level = Level.INFO
-        // SEED 4 [BLOCKER] (core/secrets-in-logs) every request line logs the raw Cookie header, i.e. the signed portal_session cookie, so anyone with log access can replay customers' sessions for up to 8 hours
+        // SEED 4 [CRITICAL] (core/secrets-in-logs) every request line logs the raw Cookie header, i.e. the signed portal_session cookie, so anyone with log access can replay customers' sessions for up to 8 hours
         format { call -> "${call.request.httpMethod.value} ${call.request.uri} cookie=${call.request.headers[HttpHeaders.Cookie]}" }
     }
 
@@ -101,7 +103,7 @@ fun Application.module() {
 
     install(Authentication) {
         session<PortalSession>("portal") {
-            validate { session -> session }
+            validate { session -> session.takeIf { Instant.now().epochSecond < it.expiresAt } }
             challenge { call.respond(HttpStatusCode.Unauthorized, ErrorBody("sign in required")) }
         }
     }

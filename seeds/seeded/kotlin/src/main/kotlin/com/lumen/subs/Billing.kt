@@ -9,9 +9,10 @@ import io.ktor.server.plugins.BadRequestException
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.SerializationException
 import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonObject
-import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
 import org.slf4j.LoggerFactory
 import java.time.Duration
@@ -30,7 +31,7 @@ interface PlanCatalog {
 class HttpPlanCatalog(private val client: HttpClient, private val baseUrl: String) : PlanCatalog {
     private data class CachedPlan(val plan: Plan, val expiresAt: Instant)
 
-    // SEED 11 [CRITICAL] (core/race-condition) a plain HashMap is read and written by concurrent request coroutines on several threads; unsynchronised puts can corrupt the map or lose entries
+    // SEED 11 [MAJOR] (core/race-condition) a plain HashMap is read and written by concurrent request coroutines on several threads; unsynchronised puts can corrupt the map or lose entries
     private val cache = HashMap<String, CachedPlan>()
 
     override suspend fun fetch(code: String): Plan? {
@@ -50,7 +51,7 @@ class HttpPlanCatalog(private val client: HttpClient, private val baseUrl: Strin
     }
 }
 
-/** End of a new or renewed monthly billing period. */
+/** End of the first monthly billing period of a new subscription. */
 fun nextPeriodEnd(): Instant =
     // SEED 12 [MAJOR] (core/wrong-timezone) LocalDateTime.now() is the server's local wall-clock time but is then read as UTC, so on any host not set to UTC every period end is shifted by the zone offset
     LocalDateTime.now().plusMonths(1).toInstant(ZoneOffset.UTC)
@@ -88,8 +89,11 @@ sealed class BillingEvent {
     companion object {
         private val json = Json { ignoreUnknownKeys = true }
 
+        private val CONSUMED_TYPES = setOf("payment.succeeded", "payment.failed", "chargeback.opened", "subscription.canceled")
+
         private fun JsonObject.text(key: String): String =
-            this[key]?.jsonPrimitive?.content ?: throw BadRequestException("event field '$key' is missing")
+            (this[key] as? JsonPrimitive)?.takeUnless { it is JsonNull }?.content
+                ?: throw BadRequestException("event field '$key' is missing or not a value")
 
         private fun JsonObject.number(key: String): Long = text(key).toLongOrNull()
             ?: throw BadRequestException("event field '$key' is not a number")
@@ -103,10 +107,14 @@ sealed class BillingEvent {
             } catch (e: IllegalArgumentException) {
                 throw BadRequestException("event is not a JSON object", e)
             }
+            val type = root.text("type")
+            if (type !in CONSUMED_TYPES) {
+                return null
+            }
             val data = root["data"] as? JsonObject ?: throw BadRequestException("event has no data")
             val id = root.text("id")
             val subscriptionId = data.number("subscription_id")
-            return when (root.text("type")) {
+            return when (type) {
                 "payment.succeeded" -> PaymentSucceeded(id, subscriptionId, data.number("amount"), data.text("currency"))
                 "payment.failed" -> PaymentFailed(id, subscriptionId, data.number("attempt").toInt(), data.text("reason"))
                 "chargeback.opened" -> ChargebackOpened(id, subscriptionId, data.text("dispute_id"), data.number("amount"))
@@ -134,7 +142,11 @@ class BillingEventProcessor(private val repository: SubscriptionRepository) {
     private fun apply(tx: SubscriptionRepository.Tx, event: BillingEvent) {
         // SEED 10 [MAJOR] (core/missing-case) {symbol: ChargebackOpened} the else branch swallows ChargebackOpened, so a customer who disputes the charge keeps an active subscription and no one is told
         when (event) {
-            is BillingEvent.PaymentSucceeded -> tx.renew(event.subscriptionId, nextPeriodEnd())
+            is BillingEvent.PaymentSucceeded -> {
+                if (!tx.renew(event.subscriptionId)) {
+                    log.warn("payment {} received for canceled or unknown subscription {}", event.id, event.subscriptionId)
+                }
+            }
             is BillingEvent.PaymentFailed -> {
                 // SEED 13 [INFO] (core/magic-number) 4 is the dunning limit after which a subscription is suspended; name it (e.g. MAX_PAYMENT_ATTEMPTS) so the policy is visible and tunable
                 val status = if (event.attempt >= 4) SubscriptionStatus.SUSPENDED else SubscriptionStatus.PAST_DUE

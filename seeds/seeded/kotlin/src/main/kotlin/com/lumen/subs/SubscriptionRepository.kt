@@ -44,18 +44,23 @@ class SubscriptionRepository(private val dataSource: DataSource) {
                 st.executeUpdate() == 1
             }
 
-        fun renew(subscriptionId: Long, periodEnd: Instant) {
+        /**
+         * Extends a paid subscription by one month from the end of its current period (from now when
+         * it has already lapsed). Canceled subscriptions stay canceled; false when nothing was renewed.
+         */
+        fun renew(subscriptionId: Long): Boolean =
             conn.prepareStatement(
-                "UPDATE subscriptions SET status = 'active', current_period_end = ? WHERE id = ?",
+                "UPDATE subscriptions SET status = 'active'," +
+                    " current_period_end = GREATEST(current_period_end, now()) + interval '1 month'" +
+                    " WHERE id = ? AND status <> 'canceled'",
             ).use { st ->
-                st.setTimestamp(1, Timestamp.from(periodEnd))
-                st.setLong(2, subscriptionId)
-                st.executeUpdate()
+                st.setLong(1, subscriptionId)
+                st.executeUpdate() == 1
             }
-        }
 
+        /** Canceled is final: a late event never moves a canceled subscription back. */
         fun setStatus(subscriptionId: Long, status: SubscriptionStatus) {
-            conn.prepareStatement("UPDATE subscriptions SET status = ? WHERE id = ?").use { st ->
+            conn.prepareStatement("UPDATE subscriptions SET status = ? WHERE id = ? AND status <> 'canceled'").use { st ->
                 st.setString(1, status.name.lowercase())
                 st.setLong(2, subscriptionId)
                 st.executeUpdate()

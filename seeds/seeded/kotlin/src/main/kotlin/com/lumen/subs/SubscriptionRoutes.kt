@@ -6,13 +6,16 @@ import io.ktor.server.auth.authenticate
 import io.ktor.server.auth.principal
 import io.ktor.server.plugins.BadRequestException
 import io.ktor.server.request.receive
-import io.ktor.server.request.receiveText
+import io.ktor.server.request.contentLength
+import io.ktor.server.request.receiveChannel
 import io.ktor.server.response.respond
 import io.ktor.server.response.respondRedirect
 import io.ktor.server.routing.Route
 import io.ktor.server.routing.get
 import io.ktor.server.routing.post
 import io.ktor.server.routing.route
+import io.ktor.utils.io.core.readBytes
+import io.ktor.utils.io.readRemaining
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.Serializable
 
@@ -88,15 +91,32 @@ fun Route.subscriptionRoutes(repository: SubscriptionRepository, plans: PlanCata
 
         get("/portal/return") {
             val next = call.request.queryParameters["next"] ?: "/account"
-            // SEED 8 [CRITICAL] (core/open-redirect) the next parameter is used as the redirect target unchecked, so a link to /portal/return?next=https://evil.example sends signed-in customers to a phishing page
+            // SEED 8 [MAJOR] (core/open-redirect) the next parameter is used as the redirect target unchecked, so a link to /portal/return?next=https://evil.example sends signed-in customers to a phishing page
             call.respondRedirect(next)
         }
     }
 }
 
+/** Provider events are a few kilobytes; anything larger is refused before it is buffered. */
+private const val MAX_WEBHOOK_BYTES = 64L * 1024
+
+/** Reads the request body, or returns null when it is larger than [limit] bytes. */
+private suspend fun io.ktor.server.application.ApplicationCall.receiveBounded(limit: Long): ByteArray? {
+    val declared = request.contentLength()
+    if (declared != null && declared > limit) {
+        return null
+    }
+    val bytes = receiveChannel().readRemaining(limit + 1).readBytes()
+    return bytes.takeIf { it.size <= limit }
+}
+
 fun Route.billingWebhook(processor: BillingEventProcessor) {
     post("/webhooks/billing") {
-        val payload = call.receiveText()
+        val payload = call.receiveBounded(MAX_WEBHOOK_BYTES)?.toString(Charsets.UTF_8)
+        if (payload == null) {
+            call.respond(HttpStatusCode.PayloadTooLarge, ErrorBody("payload too large"))
+            return@post
+        }
         // SEED 9 [BLOCKER] (core/missing-authentication) the provider's signature header is never verified, so anyone who can reach the endpoint can post a forged payment.succeeded event and extend a subscription for free
         val event = BillingEvent.parse(payload)
         if (event == null) {

@@ -146,12 +146,28 @@ public class OrderRepository {
                 });
     }
 
-    public void update(Order order) {
-        jdbc.update(
-                "UPDATE orders SET status = ?, total = ?, shipping_address = ?, delivery_notes = ?,"
-                        + " payment_transaction_id = ?, refund_reason = ?, paid_at = ? WHERE id = ?",
-                order.getStatus().name().toLowerCase(Locale.ROOT), order.getTotal(), order.getShippingAddress(),
-                order.getDeliveryNotes(), order.getPaymentTransactionId(), order.getRefundReason(),
-                order.getPaidAt() == null ? null : Timestamp.from(order.getPaidAt()), order.getId());
+    /**
+     * Writes a status transition and its payment fields, only while the row is still in
+     * {@code expected}; false when a concurrent request moved the order first. The customer-editable
+     * columns are not written, so a stale copy can never undo an edit (or vice versa).
+     */
+    public boolean updateStatus(Order order, OrderStatus expected) {
+        return jdbc.update(
+                "UPDATE orders SET status = ?, payment_transaction_id = ?, refund_reason = ?, paid_at = ?"
+                        + " WHERE id = ? AND status = ?",
+                order.getStatus().name().toLowerCase(Locale.ROOT), order.getPaymentTransactionId(),
+                order.getRefundReason(), order.getPaidAt() == null ? null : Timestamp.from(order.getPaidAt()),
+                order.getId(), expected.name().toLowerCase(Locale.ROOT)) == 1;
+    }
+
+    /**
+     * Sets the customer-editable fields (null keeps the stored value), only while the row is still in
+     * {@code expected}; false when the order changed state in the meantime.
+     */
+    public boolean updateDetails(long orderId, OrderStatus expected, String shippingAddress, String deliveryNotes) {
+        return jdbc.update(
+                "UPDATE orders SET shipping_address = COALESCE(?, shipping_address),"
+                        + " delivery_notes = COALESCE(?, delivery_notes) WHERE id = ? AND status = ?",
+                shippingAddress, deliveryNotes, orderId, expected.name().toLowerCase(Locale.ROOT)) == 1;
     }
 }

@@ -11,9 +11,13 @@ import jakarta.validation.constraints.Size;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.server.ResponseStatusException;
 
 import com.northwind.shop.orders.PaymentGatewayClient.ChargeResult;
 import com.northwind.shop.orders.PaymentGatewayClient.GatewayException;
@@ -27,11 +31,15 @@ public class OrderService {
     private final OrderRepository orders;
     private final PaymentGatewayClient gateway;
     private final TransactionTemplate tx;
+    /** The currency product prices are stored in; every order is charged in it. */
+    private final String shopCurrency;
 
-    public OrderService(OrderRepository orders, PaymentGatewayClient gateway, TransactionTemplate tx) {
+    public OrderService(OrderRepository orders, PaymentGatewayClient gateway, TransactionTemplate tx,
+            @Value("${shop.currency}") String shopCurrency) {
         this.orders = orders;
         this.gateway = gateway;
         this.tx = tx;
+        this.shopCurrency = shopCurrency;
     }
 
     public record CheckoutResult(Order order, String actionUrl) { }
@@ -54,11 +62,15 @@ public class OrderService {
      * outside the database transaction so a slow gateway does not hold row locks.
      */
     public CheckoutResult checkout(long customerId, CheckoutRequest request) {
+        if (request.currency() != null && !shopCurrency.equalsIgnoreCase(request.currency())) {
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "orders are charged in " + shopCurrency);
+        }
         Order order = tx.execute(status -> createOrder(customerId, request));
 
         // BORDERLINE 1 a GatewayException here (e.g. a read timeout) leaves the order pending with stock reserved; whether a reconciliation job settles such orders is outside this diff
         ChargeResult result = gateway.charge(
                 order.getId(), order.getTotal(), order.getCurrency(), request.paymentMethodToken());
+        OrderStatus pendingStatus = order.getStatus();
         String actionUrl = null;
         switch (result.status()) {
             case CAPTURED -> order.markPaid(result.transactionId(), Instant.now());
@@ -75,7 +87,7 @@ public class OrderService {
                 throw new PaymentUnavailableException(order.getId());
             }
         }
-        orders.update(order);
+        saveStatus(order, pendingStatus);
         return new CheckoutResult(order, actionUrl);
     }
 
@@ -95,25 +107,38 @@ public class OrderService {
             lines.add(new OrderLine(product.id(), item.quantity(), product.price()));
             total = total.add(product.price().multiply(BigDecimal.valueOf(item.quantity())));
         }
-        Order order = Order.pending(customerId, request.currency(), request.shippingAddress(), total);
+        Order order = Order.pending(customerId, shopCurrency, request.shippingAddress(), total);
         long id = orders.insert(order);
         orders.insertLines(id, lines);
         return orders.findById(id).orElseThrow();
     }
 
     private void releaseOrder(Order order) {
+        OrderStatus before = order.getStatus();
+        order.setStatus(OrderStatus.PAYMENT_FAILED);
+        saveStatus(order, before);
         for (OrderLine line : orders.findLines(order.getId())) {
             orders.restock(line.productId(), line.quantity());
         }
-        order.setStatus(OrderStatus.PAYMENT_FAILED);
-        orders.update(order);
+    }
+
+    /** Persists a status transition; fails instead of overwriting a change another request made first. */
+    private void saveStatus(Order order, OrderStatus expected) {
+        if (!orders.updateStatus(order, expected)) {
+            throw new OptimisticLockingFailureException(
+                    "order " + order.getId() + " is no longer " + expected + "; it was changed concurrently");
+        }
     }
 
     @Transactional
     public Order updateDetails(long orderId, long customerId, OrderDetails changes) {
         Order order = get(orderId, customerId);
-        if (order.getStatus().isShippedOrLater()) {
-            throw new InvalidOrderStateException(orderId, order.getStatus());
+        OrderStatus current = order.getStatus();
+        if (current.isShippedOrLater()) {
+            throw new InvalidOrderStateException(orderId, current);
+        }
+        if (!orders.updateDetails(orderId, current, changes.shippingAddress(), changes.deliveryNotes())) {
+            throw new OptimisticLockingFailureException("order " + orderId + " changed while it was being edited");
         }
         if (changes.shippingAddress() != null) {
             order.setShippingAddress(changes.shippingAddress());
@@ -121,7 +146,6 @@ public class OrderService {
         if (changes.deliveryNotes() != null) {
             order.setDeliveryNotes(changes.deliveryNotes());
         }
-        orders.update(order);
         return order;
     }
 
@@ -140,7 +164,7 @@ public class OrderService {
         }
         order.setStatus(OrderStatus.REFUNDED);
         order.setRefundReason(reason);
-        orders.update(order);
+        saveStatus(order, OrderStatus.PAID);
         log.info("order {} refunded", orderId);
         return order;
     }

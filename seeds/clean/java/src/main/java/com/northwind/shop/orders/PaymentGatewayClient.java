@@ -31,6 +31,8 @@ public class PaymentGatewayClient {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(3);
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(15);
     private static final long BASE_BACKOFF_MILLIS = 200;
+    /** Upper bound on the time one charge or refund may hold the caller's thread, retries included. */
+    private static final Duration CALL_BUDGET = Duration.ofSeconds(25);
 
     public enum ChargeStatus { CAPTURED, REQUIRES_ACTION, DECLINED, FAILED }
 
@@ -43,11 +45,17 @@ public class PaymentGatewayClient {
             @JsonProperty("decline_code") String declineCode) {
 
         ChargeResult toResult() {
+            if (status == null) {
+                throw new GatewayException("charge " + id + " came back without a status", null);
+            }
             ChargeStatus parsed = switch (status) {
                 case "captured" -> ChargeStatus.CAPTURED;
                 case "requires_action" -> ChargeStatus.REQUIRES_ACTION;
                 case "declined" -> ChargeStatus.DECLINED;
-                default -> ChargeStatus.FAILED;
+                case "failed", "canceled" -> ChargeStatus.FAILED;
+                // processing, pending or a status added later may still settle: reporting it as FAILED
+                // would release an order the customer is then charged for, so surface it as an error
+                default -> throw new GatewayException("charge " + id + " is " + status + ", not final", null);
             };
             return new ChargeResult(parsed, id, nextActionUrl, declineCode);
         }
@@ -98,34 +106,48 @@ public class PaymentGatewayClient {
         headers.set("Idempotency-Key", idempotencyKey);
         log.info("gateway POST {} idempotencyKey={}", path, idempotencyKey);
 
+        long deadline = System.nanoTime() + CALL_BUDGET.toNanos();
         GatewayException last = null;
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             try {
-                return http.post()
+                T response = http.post()
                         .uri(path)
                         .headers(h -> h.addAll(headers))
                         .body(body)
                         .retrieve()
                         .body(type);
+                if (response == null) {
+                    throw new GatewayException(path + " returned an empty body", null);
+                }
+                return response;
             } catch (HttpClientErrorException e) {
                 throw new GatewayException(path + " rejected with " + e.getStatusCode(), e);
             } catch (HttpServerErrorException | ResourceAccessException e) {
                 last = new GatewayException(path + " failed on attempt " + attempt, e);
                 log.warn("gateway {} attempt {}/{} failed: {}", path, attempt, MAX_ATTEMPTS, e.getMessage());
-                if (attempt < MAX_ATTEMPTS) {
-                    sleepBeforeRetry(attempt);
+                if (attempt == MAX_ATTEMPTS) {
+                    break;
                 }
+                long delayMillis = backoffMillis(attempt);
+                long worstCaseNanos = Duration.ofMillis(delayMillis).plus(CONNECT_TIMEOUT).plus(READ_TIMEOUT).toNanos();
+                if (System.nanoTime() + worstCaseNanos > deadline) {
+                    break; // another attempt could overrun CALL_BUDGET
+                }
+                sleep(delayMillis);
             }
         }
         throw last;
     }
 
     /** Exponential backoff (200 ms, 400 ms, 800 ms) with up to 50% random jitter. */
-    private static void sleepBeforeRetry(int attempt) {
+    private static long backoffMillis(int attempt) {
         long backoff = BASE_BACKOFF_MILLIS << (attempt - 1);
-        long jitter = ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+        return backoff + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+    }
+
+    private static void sleep(long millis) {
         try {
-            Thread.sleep(backoff + jitter);
+            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new GatewayException("interrupted while waiting to retry", e);

@@ -130,6 +130,7 @@ public class OrderRepository {
                 });
     }
 
+    // SEED 17 [MAJOR] (core/race-condition) {lines: 8} update rewrites every column from the caller's in-memory copy with no version or status guard, so a PATCH that loaded the order before checkout captured the charge writes status back to pending (and a refund racing a PATCH is reverted to paid)
     public void update(Order order) {
         jdbc.update(
                 "UPDATE orders SET status = ?, total = ?, shipping_address = ?, delivery_notes = ?,"

@@ -9,9 +9,12 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.BeanUtils;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.server.ResponseStatusException;
 
 import com.northwind.shop.orders.PaymentGatewayClient.ChargeResult;
 import com.northwind.shop.orders.PaymentGatewayClient.GatewayException;
@@ -24,11 +27,15 @@ public class OrderService {
     private final OrderRepository orders;
     private final PaymentGatewayClient gateway;
     private final TransactionTemplate tx;
+    /** The currency product prices are stored in; every order is charged in it. */
+    private final String shopCurrency;
 
-    public OrderService(OrderRepository orders, PaymentGatewayClient gateway, TransactionTemplate tx) {
+    public OrderService(OrderRepository orders, PaymentGatewayClient gateway, TransactionTemplate tx,
+            @Value("${shop.currency}") String shopCurrency) {
         this.orders = orders;
         this.gateway = gateway;
         this.tx = tx;
+        this.shopCurrency = shopCurrency;
     }
 
     public record CheckoutResult(Order order, String actionUrl) { }
@@ -48,6 +55,9 @@ public class OrderService {
      * outside the database transaction so a slow gateway does not hold row locks.
      */
     public CheckoutResult checkout(long customerId, CheckoutRequest request) {
+        if (request.currency() != null && !shopCurrency.equalsIgnoreCase(request.currency())) {
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "orders are charged in " + shopCurrency);
+        }
         // SEED 6 [CRITICAL] (core/missing-transaction) createOrder is called on this, not through the Spring proxy, so its @Transactional is ignored: a failure after the stock updates leaves stock decremented with no order or a half-written order
         Order order = createOrder(customerId, request);
 
@@ -87,7 +97,7 @@ public class OrderService {
             lines.add(new OrderLine(product.id(), item.quantity(), product.price()));
             total = total.add(product.price().multiply(BigDecimal.valueOf(item.quantity())));
         }
-        Order order = Order.pending(customerId, request.currency(), request.shippingAddress(), total);
+        Order order = Order.pending(customerId, shopCurrency, request.shippingAddress(), total);
         long id = orders.insert(order);
         orders.insertLines(id, lines);
         return orders.findById(id).orElseThrow();

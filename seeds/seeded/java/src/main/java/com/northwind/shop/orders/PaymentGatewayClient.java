@@ -37,11 +37,17 @@ public class PaymentGatewayClient {
             @JsonProperty("decline_code") String declineCode) {
 
         ChargeResult toResult() {
+            if (status == null) {
+                throw new GatewayException("charge " + id + " came back without a status", null);
+            }
             ChargeStatus parsed = switch (status) {
                 case "captured" -> ChargeStatus.CAPTURED;
                 case "requires_action" -> ChargeStatus.REQUIRES_ACTION;
                 case "declined" -> ChargeStatus.DECLINED;
-                default -> ChargeStatus.FAILED;
+                case "failed", "canceled" -> ChargeStatus.FAILED;
+                // processing, pending or a status added later may still settle: reporting it as FAILED
+                // would release an order the customer is then charged for, so surface it as an error
+                default -> throw new GatewayException("charge " + id + " is " + status + ", not final", null);
             };
             return new ChargeResult(parsed, id, nextActionUrl, declineCode);
         }
@@ -89,23 +95,27 @@ public class PaymentGatewayClient {
         headers.setBearerAuth(apiKey);
         headers.setContentType(MediaType.APPLICATION_JSON);
         headers.set("Idempotency-Key", idempotencyKey);
-        // SEED 3 [BLOCKER] (core/secrets-in-logs) HttpHeaders.toString includes the Authorization: Bearer header, so the gateway API key (and the card token in the body) is written to the application log on every call
+        // SEED 3 [CRITICAL] (core/secrets-in-logs) HttpHeaders.toString includes the Authorization: Bearer header, so the gateway API key (and the card token in the body) is written to the application log on every call
         log.info("gateway POST {} headers={} body={}", path, headers, body);
 
         GatewayException last = null;
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             try {
-                return http.post()
+                T response = http.post()
                         .uri(path)
                         .headers(h -> h.addAll(headers))
                         .body(body)
                         .retrieve()
                         .body(type);
+                if (response == null) {
+                    throw new GatewayException(path + " returned an empty body", null);
+                }
+                return response;
             } catch (HttpClientErrorException e) {
                 throw new GatewayException(path + " rejected with " + e.getStatusCode(), e);
             } catch (HttpServerErrorException | ResourceAccessException e) {
                 last = new GatewayException(path + " failed on attempt " + attempt, e);
-                // SEED 4 [MAJOR] (core/retry-storm) failed calls are retried immediately with no backoff or jitter, so a struggling gateway receives bursts of 4x traffic from every checkout thread at once
+                // SEED 4 [MINOR] (core/retry-storm) failed calls are retried immediately with no backoff or jitter, so a struggling gateway receives bursts of 4x traffic from every checkout thread at once
                 log.warn("gateway {} attempt {}/{} failed: {}", path, attempt, MAX_ATTEMPTS, e.getMessage());
             }
         }
