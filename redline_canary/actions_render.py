@@ -173,18 +173,33 @@ def annotation_commands(records: Sequence[Mapping[str, Any]], corpus_prefix: str
                     f"({where}{pr})", title="Clean false positives")))
             continue
         stack = t(r.get("stack"))
+        gate = r.get("gate") or {}
+        acknowledged = set(gate.get("acknowledged") or [])
         for state, seeds in (("missed", r.get("missed_seeds") or []),
                              ("undercalled", r.get("undercalled_seeds") or [])):
             for s in seeds:
                 sev = t(s.get("severity"))
                 text = f"SEED {t(s.get('n'))} [{sev}] {state} by {who}"
                 if state == "undercalled":
-                    text += " (found, but rated below the seed's severity)"
+                    ev = s.get("evidence") or {}
+                    word = t(ev.get("word") or ev.get("severity") or "a lower level")
+                    text += f": found at {word}" + (f" ({t(ev['severity'])})" if ev.get("severity") else "") \
+                        + f", marked {sev}"
                 text += f" on {t(r.get('repo'))}{pr} — {t(s.get('rule'))}: {t(s.get('description', ''))}".rstrip(": ")
-                cmd = workflow_command("error" if sev == "BLOCKER" else "warning", text,
+                # The gate says which BLOCKERs fail it (older records: every one not acknowledged).
+                failing = gate.get("failing_seeds")
+                fails = sev == "BLOCKER" and (s.get("n") in failing if isinstance(failing, list)
+                                              else s.get("n") not in acknowledged)
+                if sev == "BLOCKER" and s.get("n") in acknowledged:
+                    text += " (acknowledged: does not fail the gate)"
+                cmd = workflow_command("error" if fails else "warning", text,
                                        file=corpus_file(corpus_prefix, "seeded", stack, t(s.get("path"))),
                                        line=s.get("line"), title=f"{sev} seed {state}")
-                (errors if sev == "BLOCKER" else warnings).append((_SEV_RANK.get(sev, 9), cmd))
+                (errors if fails else warnings).append((_SEV_RANK.get(sev, 9), cmd))
+        for note in gate.get("warnings") or []:
+            if "acknowledged by" in str(note):
+                continue  # already said on the seed's own annotation
+            warnings.append((1, workflow_command("warning", f"{where}: {t(note)}", title="Gate warning")))
     out: list[str] = []
     for kind, items in (("error", errors), ("warning", warnings)):
         items.sort(key=lambda item: item[0])
@@ -215,6 +230,9 @@ def _cells(r: Mapping[str, Any]) -> list[str]:
     blocker = recall = under = cfp = dash
     if scored and seeded:
         blocker = fmt_rate(int(b["caught"]), int(b["markers"]), r.get("blocker_recall_ci95"))
+        found = int(b.get("caught", 0)) + int(b.get("undercalled", 0))
+        if int(b["markers"]) and found != int(b["caught"]):
+            blocker += f"; found {found}/{b['markers']}"
         recall = fmt_rate(int(r["caught"]), int(r["markers"]), r.get("recall_ci95"))
         under = f"{r['undercalled']} of {r['markers']}"
     elif scored:
@@ -242,6 +260,10 @@ def _details(r: Mapping[str, Any], corpus_prefix: str) -> str:
     reasons = "; ".join(str(x) for x in gate.get("reasons") or [])
     lines.append("")
     lines.append("Gate: " + ("PASS" if gate.get("passed") else "FAIL") + (f" — {md(reasons)}" if reasons else ""))
+    if gate.get("blocker_gate") == "found":
+        lines.append("(blocker gate: found — a BLOCKER located at any severity at or above the floor counts)")
+    for note in gate.get("warnings") or []:
+        lines.append(f"- ⚠️ {md(note)}")
     for title, key in (("Missed seeds", "missed_seeds"), ("Undercalled seeds", "undercalled_seeds")):
         seeds = r.get(key) or []
         if not seeds:

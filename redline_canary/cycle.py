@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,10 +28,10 @@ from redline_canary.options import load_profile
 from redline_canary.polling import PollConfig, PollState, activity_fingerprint, describe, observe
 from redline_canary.profiles.base import Profile, comment_from_reaction
 from redline_canary.retrying import RetryPolicy
-from redline_canary.scoring import DEFAULT_FLOOR, GateOptions
+from redline_canary.scoring import DEFAULT_FLOOR
 from redline_canary.severity import Severity
 from redline_canary.targets import Target
-from redline_canary.verdict import confirm, missed_blockers
+from redline_canary.verdict import GateOptions, confirm, decide, unmet_blockers
 
 LABEL = "redline-exempt"
 BRANCH_PREFIX = "rc/"
@@ -48,6 +48,7 @@ class CycleOptions:
     floor: Severity = DEFAULT_FLOOR
     gate: GateOptions = field(default_factory=GateOptions)
     confirm: int = 1
+    baseline_history: tuple[Mapping[str, Any], ...] = ()  # what --baseline compares with
     label: str = LABEL
     branch_prefix: str = BRANCH_PREFIX
     save_captures: Path | None = None
@@ -115,6 +116,8 @@ class TargetCycle:
         self.leftovers = Leftovers()
         self.fingerprint = fingerprint(corpus, target.stack)
         self.started = clock.now()
+        # This target's gate rules: its own keys over the run's flags (the floor included).
+        self.rules = target.gate or replace(options.gate, floor=options.floor.name)
 
     # --- the cycle ----------------------------------------------------------------
     def run(self) -> list[dict[str, Any]]:
@@ -127,6 +130,7 @@ class TargetCycle:
             for pr in pending:
                 self.records.append(self._score(pr))
             self._confirm(base)
+            self._apply_baseline()
         except Cancelled:
             self._record_unscored("cancelled", None)
             raise
@@ -240,8 +244,8 @@ class TargetCycle:
         t = self.target
         capture = self._capture(pr, comments=comments)
         settings = ScoreSettings(stack=t.stack, kind=pr.kind, mode=t.mode, prefix=t.prefix,
-                                 window=self.options.window, floor=self.options.floor,
-                                 gate=self.options.gate)
+                                 window=self.options.window, floor=Severity.parse(self.rules.floor),
+                                 gate=self.rules)
         charged = sum(v for k, v in self.client.counts.items() if not k.endswith(" 304"))
         not_modified = sum(v for k, v in self.client.counts.items() if k.endswith(" 304"))
         now = self.clock.now()
@@ -275,17 +279,29 @@ class TargetCycle:
                       + ("passed" if record["gate"]["passed"] else "failed"))
         return record
 
+    def _apply_baseline(self) -> None:
+        """With --baseline, each kind's final record is judged against the history as well."""
+        if not self.rules.baseline:
+            return
+        for kind in ("seeded", "clean"):
+            mine = [r for r in self.records if r["kind"] == kind]
+            if mine:
+                last = mine[-1]
+                last["gate"] = decide(last, self.rules, attempts=mine[:-1],
+                                      history=self.options.baseline_history).as_json()
+
     def _confirm(self, base: BaseCommit) -> None:
         """Re-run a seeded PR that missed a BLOCKER; a blocker counts as missed only if
         every attempt missed it."""
         for attempt in range(2, self.options.confirm + 2):
             last = [r for r in self.records if r["kind"] == "seeded"][-1]
-            if last["outcome"] != "scored" or not missed_blockers(last):
+            rules = self.rules
+            if last["outcome"] != "scored" or not unmet_blockers(last, rules):
                 return
             pr = self._open(base, "seeded", attempt)
             self._wait([pr])
             record = self._score(pr)
-            confirm([r for r in self.records if r["kind"] == "seeded"], record, attempt)
+            confirm([r for r in self.records if r["kind"] == "seeded"], record, attempt, rules)
             self.records.append(record)
 
     def teardown(self) -> None:

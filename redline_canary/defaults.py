@@ -30,7 +30,10 @@ RUN_DEFAULTS: tuple[Default, ...] = (
     Default("--window", 4, "line window for a match", "window"),
     Default("--confirm", 1, "re-runs of a seeded PR that missed a BLOCKER before it counts", "confirm"),
     Default("--parallel", 4, "targets at once"),
-    Default("--floor", "MAJOR", "lowest severity that counts on the clean PR"),
+    Default("--floor", "MAJOR", "lowest severity that counts on the clean PR", "floor"),
+    Default("--blocker-gate", "caught",
+            "gate: a BLOCKER counts when caught at its severity (caught) or located at any severity at "
+            "or above the floor (found)", "blocker-gate"),
     Default("--history", "history/seed-scores.jsonl", "append records here"),
 )
 BY_FLAG = {d.flag: d for d in RUN_DEFAULTS}

@@ -17,12 +17,12 @@ from redline_canary.matching import DEFAULT_WINDOW, CitesRule
 from redline_canary.profiles.base import Extraction, Profile, cite_rule
 from redline_canary.scoring import (
     DEFAULT_FLOOR,
-    GateOptions,
     Score,
     build_record,
     score_pr,
 )
 from redline_canary.severity import Severity
+from redline_canary.verdict import GateOptions
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
+import yaml
+
+from redline_canary import validate
+from redline_canary.acknowledgements import Acknowledgement, AcknowledgementError
+from redline_canary.acknowledgements import parse as parse_acknowledgements
+from redline_canary.defaults import BY_FLAG, default
 from redline_canary.errors import BadInput
+from redline_canary.history import open_regular
 from redline_canary.profile_config import load_profiles_file
 from redline_canary.profiles import Profile, get_profile
 from redline_canary.publication import MODES
+from redline_canary.render import inert_line
 from redline_canary.scoring import DEFAULT_FLOOR, KINDS
 from redline_canary.severity import Severity
+from redline_canary.verdict import BLOCKER_GATES, GateOptions, parse_baseline
 
 
 def parse_kind(value: str, where: str) -> str:
@@ -41,3 +52,63 @@ def load_profile(name: str, logins: Sequence[str] = (), profiles_file: str | Non
     except KeyError as exc:
         raise BadInput(f"--reviewer: {exc.args[0]}") from None
     return profile.with_logins(logins) if logins else profile
+
+
+def load_acknowledgements(path: str | None, today: str,
+                          where: str = "--acknowledgements") -> tuple[Acknowledgement, ...]:
+    """The acknowledgements file (YAML or JSON); BadInput naming the file and entry."""
+    if not path:
+        return ()
+    try:
+        with open_regular(path, "acknowledgements file") as fh:
+            raw = fh.read(1 << 20)
+        doc = yaml.safe_load(raw.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
+        raise BadInput(f"{path}:{line}: {where}: not valid YAML") from None
+    try:
+        return parse_acknowledgements(_dates_as_text(doc), today)
+    except AcknowledgementError as exc:
+        raise BadInput(inert_line(f"{path}: {exc}")) from None
+
+
+def _dates_as_text(value: Any) -> Any:
+    """YAML reads 2027-03-01 as a date; the pure core takes ISO text."""
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()[:10]
+    if isinstance(value, dict):
+        return {k: _dates_as_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dates_as_text(v) for v in value]
+    return value
+
+
+def gate_options(*, floor: Severity, min_recall: float | None, require_citation: bool, blocker_gate: str | None,
+                 baseline: str | None, acknowledgements: tuple[Acknowledgement, ...],
+                 where: str = "") -> GateOptions:
+    """One GateOptions from flags or a target's keys, each checked under its own name."""
+    gate = blocker_gate or str(default("--blocker-gate"))
+    if gate not in BLOCKER_GATES:
+        raise BadInput(f"{where}--blocker-gate: expected caught or found, got {validate.show(gate)}")
+    spec = None
+    if baseline:
+        try:
+            spec = parse_baseline(baseline, f"{where}--baseline")
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+    if min_recall is not None:
+        validate.number(min_recall, f"{where}--min-recall", low=0, high=1)
+    return GateOptions(min_recall=min_recall, require_citation=require_citation, blocker_gate=gate,
+                       floor=floor.name, baseline=spec, acknowledgements=acknowledgements)
+
+
+def add_gate_options(p: Any) -> None:
+    """The gate flags ``run`` and ``score`` share (DESIGN §6), defaults from the one table."""
+    d = BY_FLAG["--blocker-gate"]
+    p.add_argument("--blocker-gate", choices=BLOCKER_GATES, default=d.value,
+                   help=f"{d.help} (default: %(default)s)")
+    p.add_argument("--baseline", nargs="?", const="previous", default=None, metavar="previous|window:N",
+                   help="gate on regressions: against the previous comparable record, or a rolling "
+                   "window of the last N (newly missed BLOCKER fails, intermittent warns)")
+    p.add_argument("--acknowledgements", metavar="FILE",
+                   help="YAML list of acknowledged gaps {reviewer, stack, seed|rule, reason, until, by}")

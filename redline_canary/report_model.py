@@ -26,15 +26,18 @@ from typing import Any
 from redline_canary.render import fmt_rate, md_seed_line, seed_line, terminal_safe
 from redline_canary.scoring import OUTCOMES, wilson
 
+# The seed classes are the gate's (a rolling baseline fails on "newly missed"): one definition.
+from redline_canary.verdict import ALWAYS_CAUGHT as ALWAYS_CAUGHT
+from redline_canary.verdict import INTERMITTENT as INTERMITTENT
+from redline_canary.verdict import NEVER_CAUGHT as NEVER_CAUGHT
+from redline_canary.verdict import NEWLY_MISSED as NEWLY_MISSED
+from redline_canary.verdict import SEED_CLASSES as SEED_CLASSES
+from redline_canary.verdict import classify as classify
+
 GAP_OUTCOMES = ("silent", "error", "cancelled")
 SEED_STATES = ("caught", "undercalled", "missed")
 NONE = "none"  # the seed was not measured in that run (gap, or not in that corpus)
 
-ALWAYS_CAUGHT = "always caught"
-INTERMITTENT = "intermittent"
-NEWLY_MISSED = "newly missed"
-NEVER_CAUGHT = "never caught"
-SEED_CLASSES = (NEWLY_MISSED, NEVER_CAUGHT, INTERMITTENT, ALWAYS_CAUGHT)  # most urgent first
 
 # GitHub rejects a job summary above 1 MiB; keep a margin for whatever else the step adds.
 
@@ -418,34 +421,6 @@ def _target(key: tuple[str, str, str], runs: Mapping[str, Mapping[str, tuple[Mea
     target = TargetReport(repo, stack, reviewer, points)
     target.seeds = _seed_rows(target, refs)
     return target
-
-
-def classify(states: Sequence[str]) -> str:
-    """Class of one seed from its states in the window, oldest first.
-
-    Only measured states count (``none`` cells — gaps, or runs on a corpus without this
-    seed — are ignored); "not caught" means undercalled or missed, because an undercall
-    does not satisfy the gate either.
-
-    * **always caught** — caught in every measured run.
-    * **never caught** — caught in no measured run.
-    * **newly missed** — caught in one or more runs, then not caught in every run since
-      the first miss (the sequence is caught…caught, not-caught…not-caught). This is a
-      regression: a seed the reviewer used to find reliably and no longer finds.
-    * **intermittent** — everything else: caught sometimes and not caught at other times
-      with no single switch from caught to not caught (flaky, or recovered after a miss).
-
-    A seed with no measured state at all is not given a row, so it needs no class.
-    """
-    measured = [s == "caught" for s in states if s != NONE]
-    if all(measured):
-        return ALWAYS_CAUGHT
-    if not any(measured):
-        return NEVER_CAUGHT
-    first_miss = measured.index(False)
-    if first_miss > 0 and not any(measured[first_miss:]):
-        return NEWLY_MISSED
-    return INTERMITTENT
 
 
 def _seed_rows(target: TargetReport, refs: Mapping[tuple[str, int], SeedRef]) -> list[SeedRow]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from redline_canary.defaults import default
@@ -16,7 +16,7 @@ from redline_canary.matching import DEFAULT_WINDOW, Assignment, CitesRule, Pair,
 from redline_canary.profiles.base import Extraction
 from redline_canary.publication import PublishedMarker
 from redline_canary.severity import SCALE, Severity
-from redline_canary.verdict import gate_score
+from redline_canary.verdict import GateOptions, decide
 
 SCHEMA_VERSION = 2  # 2: blocker_found, per-seed evidence, marker extents
 EVIDENCE_CHARS = 300
@@ -41,12 +41,6 @@ def rate(successes: int, n: int) -> float | None:
     return round(successes / n, 4) if n else None
 
 
-@dataclass(frozen=True)
-class GateOptions:
-    min_recall: float | None = None
-    require_citation: bool = False
-
-
 @dataclass
 class Score:
     """Everything DESIGN §6 defines for one PR."""
@@ -58,8 +52,7 @@ class Score:
     findings: list[Finding]
     assignment: Assignment
     floor: Severity
-    gate_passed: bool = False
-    gate_reasons: list[str] = field(default_factory=list)
+    rules: GateOptions = field(default_factory=GateOptions)
 
     @property
     def seeds(self) -> list[PublishedMarker]:
@@ -179,8 +172,8 @@ def score_pr(
     score = Score(
         kind=kind, outcome=final, notice=notice, markers=list(markers), findings=findings,
         assignment=assign(markers, findings, window, cites), floor=floor,
+        rules=replace(gate or GateOptions(), floor=floor.name),
     )
-    score.gate_passed, score.gate_reasons = gate_score(score, gate or GateOptions())
     return score
 
 
@@ -284,7 +277,7 @@ def build_record(score: Score, meta: Mapping[str, Any]) -> dict[str, Any]:
         "unmatched_findings": unmatched(score),
         "clean_false_positives": score.clean_false_positives,
         "clean_findings_below_floor": score.clean_below_floor,
-        "gate": {"passed": score.gate_passed, "reasons": list(score.gate_reasons)},
+        "gate": {"passed": False, "reasons": []},  # decided below, from the record itself
         "tool_version": meta["tool_version"],
     }
     if score.outcome != "scored":
@@ -301,4 +294,5 @@ def build_record(score: Score, meta: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("timings", "api_requests"):
         if key in meta:
             record[key] = dict(meta[key])
+    record["gate"] = decide(record, score.rules).as_json()
     return record

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +15,17 @@ import yaml
 from redline_canary import validate
 from redline_canary.corpus_model import CorpusData
 from redline_canary.errors import BadInput
+from redline_canary.options import gate_options, load_acknowledgements
 from redline_canary.profiles import PROFILES
 from redline_canary.publication import MODES
+from redline_canary.severity import SCALE, Severity
+from redline_canary.verdict import GateOptions
+
+SEVERITY_NAMES = tuple(s.name for s in SCALE)
 
 _KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login"}
+# Gate options a target may set for itself (the action inputs and `run` flags of the same names).
+GATE_KEYS = ("floor", "min-recall", "require-citation", "blocker-gate", "baseline", "acknowledgements")
 
 
 @dataclass(frozen=True)
@@ -30,10 +37,44 @@ class Target:
     mode: str = "blind"
     prefix: str = ""
     logins: tuple[str, ...] = field(default_factory=tuple)
+    gate_keys: tuple[tuple[str, Any], ...] = ()  # this target's own gate options, as written
+    where: str = ""  # where the target was written, for messages about its keys
+    gate: GateOptions | None = None  # the run's gate options with this target's applied
 
     @property
     def label(self) -> str:
         return f"{self.repo} {self.stack}"
+
+    def with_gate(self, run_gate: GateOptions, today: str) -> Target:
+        """This target with its gate options: the run's, overridden by its own keys."""
+        keys = dict(self.gate_keys)
+        if not keys:
+            return replace(self, gate=run_gate)
+        where = f"{self.where}."
+        floor = keys.get("floor")
+        if floor is not None and (not isinstance(floor, str) or floor.upper() not in SEVERITY_NAMES):
+            raise BadInput(f"{where}floor: expected one of {', '.join(SEVERITY_NAMES)}")
+        min_recall = keys.get("min-recall", run_gate.min_recall)
+        if min_recall is not None and (isinstance(min_recall, bool) or not isinstance(min_recall, (int, float))):
+            raise BadInput(f"{where}min-recall: expected a number from 0 to 1")
+        citation = keys.get("require-citation", run_gate.require_citation)
+        if not isinstance(citation, bool):
+            raise BadInput(f"{where}require-citation: expected true or false")
+        for key in ("blocker-gate", "baseline", "acknowledgements"):
+            if key in keys and not isinstance(keys[key], str):
+                raise BadInput(f"{where}{key}: expected a string")
+        acks = run_gate.acknowledgements
+        if "acknowledgements" in keys:
+            acks = load_acknowledgements(keys["acknowledgements"], today, f"{where}acknowledgements")
+        try:
+            gate = gate_options(
+                floor=Severity.parse(floor) if isinstance(floor, str) else Severity.parse(run_gate.floor),
+                min_recall=float(min_recall) if min_recall is not None else None, require_citation=citation,
+                blocker_gate=keys.get("blocker-gate", run_gate.blocker_gate),
+                baseline=keys.get("baseline", run_gate.baseline), acknowledgements=acks, where=where)
+        except BadInput as exc:
+            raise BadInput(str(exc).replace(f"{where}--", where)) from None
+        return replace(self, gate=gate)
 
 
 def load_targets_text(text: str, source: str) -> list[Any]:
@@ -80,9 +121,10 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData,
         where = f"{source}: [{i}]"
         if not isinstance(item, dict):
             raise BadInput(f"{where}: expected an object with repo and stack")
-        unknown = sorted(str(k) for k in set(item) - _KEYS)
+        unknown = sorted(str(k) for k in set(item) - _KEYS - set(GATE_KEYS))
         if unknown:
-            raise BadInput(f"{where}.{unknown[0]}: unknown key (allowed: {', '.join(sorted(_KEYS))})")
+            allowed = ", ".join(sorted(_KEYS | set(GATE_KEYS)))
+            raise BadInput(f"{where}.{unknown[0]}: unknown key (allowed: {allowed})")
         for key in ("repo", "stack"):
             if not isinstance(item.get(key), str) or not item[key].strip():
                 raise BadInput(f"{where}.{key}: required string")
@@ -110,8 +152,9 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData,
             raise BadInput(f"{where}.login: must be a string or a list of strings")
         for j, name in enumerate(logins):
             validate.login(name, f"{where}.login[{j}]")
+        gate_keys = tuple((k, item[k]) for k in GATE_KEYS if k in item)
         targets.append(Target(item["repo"], item["stack"], reviewer, base or None,
-                              mode, prefix or "", tuple(logins)))
+                              mode, prefix or "", tuple(logins), gate_keys, where))
     # One repo and stack per run: branch names, gate keys and the history identity are
     # (run, repo, stack, kind, attempt), so a second reviewer there would collide.
     seen: dict[tuple[str, str], int] = {}

@@ -9,10 +9,10 @@ priorities. ``scoring`` measures, the commands print; neither decides.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from redline_canary.scoring import GateOptions, Score
+from redline_canary.acknowledgements import Acknowledgement, seed_fingerprint
 
 EXIT_PASS = 0
 EXIT_GATE_FAILED = 1
@@ -67,47 +67,244 @@ def outcome_word(exit_code: int) -> str:
     return OUTCOME_WORDS.get(exit_code, "error")
 
 
-def gate_score(score: Score, options: GateOptions) -> tuple[bool, list[str]]:
-    """The gate of one scored PR (DESIGN §6): seeded passes iff every BLOCKER was caught
-    (plus the optional recall and citation rules), clean iff nothing at or above the floor."""
-    if score.outcome != "scored":
-        reason = f"reviewer {score.outcome}"
-        return False, [f"{reason}: {score.notice}" if score.notice else reason]
-    reasons: list[str] = []
-    if score.kind == "seeded":
-        caught, n = score.blocker_counts
-        if n and caught < n:
-            reasons.append(f"{BLOCKER_REASON} {caught}/{n} < 1.0")
-        recall = score.recall
-        if options.min_recall is not None and recall is not None and recall < options.min_recall:
-            reasons.append(f"recall {score.caught}/{len(score.seeds)} < {options.min_recall}")
-        if options.require_citation:
-            uncited = [p for p in score.assignment.pairs if p.caught and not p.cited]
-            if uncited:
-                reasons.append(f"{len(uncited)} caught seed(s) without the rule id")
-    else:
-        cfp = score.clean_false_positives or 0
-        if cfp:
-            reasons.append(f"{cfp} clean false positive(s) at or above {score.floor.name}")
-    return not reasons, reasons
+BLOCKER_GATES = ("caught", "found")
+_LEVELS = ("INFO", "MINOR", "MAJOR", "CRITICAL", "BLOCKER")
+ALWAYS_CAUGHT = "always caught"
+INTERMITTENT = "intermittent"
+NEWLY_MISSED = "newly missed"
+NEVER_CAUGHT = "never caught"
+SEED_CLASSES = (NEWLY_MISSED, NEVER_CAUGHT, INTERMITTENT, ALWAYS_CAUGHT)  # most urgent first
+NOT_MEASURED = "none"
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """Every gate rule a user can set (DESIGN §6); the defaults are the corpus contract."""
+
+    min_recall: float | None = None
+    require_citation: bool = False
+    blocker_gate: str = "caught"  # caught: at the marked severity; found: located at >= floor
+    floor: str = "MAJOR"
+    baseline: str | None = None  # None, "previous", or "window:N"
+    acknowledgements: tuple[Acknowledgement, ...] = ()
+
+    @property
+    def window(self) -> int | None:
+        if self.baseline and self.baseline.startswith("window:"):
+            return int(self.baseline.split(":", 1)[1])
+        return None
+
+
+def parse_baseline(value: str, where: str = "--baseline") -> str:
+    """``previous`` or ``window:N`` (1 <= N <= 52); ValueError naming ``where`` otherwise."""
+    text = value.strip()
+    if text == "previous":
+        return text
+    if text.startswith("window:") and text[7:].isdigit() and 1 <= int(text[7:]) <= 52:
+        return f"window:{int(text[7:])}"
+    raise ValueError(f"{where}: expected previous or window:N (N from 1 to 52), got {text[:40]!r}")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    reasons: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    acknowledged: tuple[int, ...] = ()
+    blocker_gate: str = "caught"
+    failing: tuple[int, ...] = ()  # the BLOCKER seeds that fail this gate
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"passed": self.passed, "reasons": list(self.reasons),
+                               "failing_seeds": list(self.failing)}
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        if self.acknowledged:
+            out["acknowledged"] = list(self.acknowledged)
+        if self.blocker_gate != "caught":
+            out["blocker_gate"] = self.blocker_gate
+        return out
+
+
+def _at_or_above(level: Any, floor: str) -> bool:
+    if level is None:
+        return True  # an unrated profile: the severity check is skipped (DESIGN §5)
+    return level in _LEVELS and _LEVELS.index(level) >= _LEVELS.index(floor)
+
+
+def seed_met(record: Mapping[str, Any], n: int, options: GateOptions) -> bool:
+    """Whether seed ``n`` satisfies the gate in ``record``: caught, or with ``blocker-gate:
+    found`` located by a finding at or above the floor."""
+    if any(s.get("n") == n for s in record.get("caught_seeds") or []):
+        return True
+    if options.blocker_gate != "found":
+        return False
+    return any(s.get("n") == n and _at_or_above((s.get("evidence") or {}).get("severity", "INFO"), options.floor)
+               for s in record.get("undercalled_seeds") or [])
+
+
+def blocker_seeds(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return sorted((s for key in ("caught_seeds", "undercalled_seeds", "missed_seeds")
+                   for s in record.get(key) or [] if s.get("severity") == "BLOCKER"),
+                  key=lambda s: int(s.get("n") or 0))
+
+
+def unmet_blockers(record: Mapping[str, Any], options: GateOptions | None = None) -> list[int]:
+    """BLOCKER seeds of one record that do not satisfy the gate."""
+    opts = options or GateOptions()
+    return [int(s["n"]) for s in blocker_seeds(record) if not seed_met(record, int(s["n"]), opts)]
 
 
 def missed_blockers(record: Mapping[str, Any]) -> list[int]:
     """BLOCKER seeds of a record that were not caught at their severity."""
-    return [s["n"] for key in ("missed_seeds", "undercalled_seeds")
-            for s in record.get(key) or [] if s.get("severity") == "BLOCKER"]
+    return unmet_blockers(record)
 
 
-def confirm(attempts: Sequence[Mapping[str, Any]], last: dict[str, Any], attempt: int) -> None:
+def classify(states: Sequence[str]) -> str:
+    """Class of one seed from its states over runs, oldest first (the report's seed classes
+    and the rolling-baseline gate use this one definition).
+
+    Only measured states count (``none`` is ignored); "not caught" is anything but
+    ``caught``. **always caught**: caught in every measured run. **never caught**: in none.
+    **newly missed**: caught in one or more runs, then not caught in every run since the
+    first miss (a regression). **intermittent**: everything else (flaky, or recovered).
+    """
+    measured = [s == "caught" for s in states if s != NOT_MEASURED]
+    if all(measured):
+        return ALWAYS_CAUGHT
+    if not any(measured):
+        return NEVER_CAUGHT
+    first_miss = measured.index(False)
+    if first_miss > 0 and not any(measured[first_miss:]):
+        return NEWLY_MISSED
+    return INTERMITTENT
+
+
+_SAME = ("repo", "stack", "kind", "reviewer", "corpus_fingerprint")
+
+
+def comparable_runs(history: Sequence[Mapping[str, Any]], record: Mapping[str, Any],
+                    limit: int) -> list[Mapping[str, Any]]:
+    """The last ``limit`` scored runs like ``record`` (same repo, stack, kind, reviewer and
+    corpus), one record per run (its final attempt), oldest first."""
+    by_run: dict[str, Mapping[str, Any]] = {}
+    for r in history:
+        if (all(r.get(k) == record.get(k) for k in _SAME) and r.get("outcome") == "scored"
+                and r.get("run_id") != record.get("run_id")):
+            key = str(r.get("run_id"))
+            if key not in by_run or int(r.get("attempt") or 1) >= int(by_run[key].get("attempt") or 1):
+                by_run[key] = r
+    ordered = sorted(by_run.values(), key=lambda r: str(r.get("recorded_at")))
+    return ordered[-limit:] if limit else []
+
+
+def decide(record: Mapping[str, Any], options: GateOptions, *,
+           attempts: Sequence[Mapping[str, Any]] = (),
+           history: Sequence[Mapping[str, Any]] = ()) -> Verdict:
+    """The gate of one record, from the record itself (DESIGN §6). ``attempts`` are the
+    earlier attempts of the same PR (the confirmation rule: a BLOCKER counts as missed only
+    if every attempt missed it); ``history`` feeds the baseline."""
+    if record.get("outcome") != "scored":
+        reason = f"reviewer {record.get('outcome')}"
+        notice = record.get("notice")
+        return Verdict(False, (f"{reason}: {notice}" if notice else reason,), blocker_gate=options.blocker_gate)
+    reasons: list[str] = []
+    warnings: list[str] = []
+    acknowledged: list[int] = []
+    failing: list[int] = []
+    if record.get("kind") == "seeded":
+        blockers = blocker_seeds(record)
+        unmet = [s for s in blockers
+                 if not any(seed_met(r, int(s["n"]), options) for r in (*attempts, record))]
+        for s in blockers:
+            if s in unmet:
+                continue
+            for known in options.acknowledgements:
+                if known.names(record, s):
+                    warnings.append(f"{known.label}: acknowledgement no longer needed, SEED {s['n']} was caught")
+        still: list[Mapping[str, Any]] = []
+        for s in unmet:
+            ack = next((a for a in options.acknowledgements if a.names(record, s)), None)
+            if ack is not None and ack.matches_corpus(s):
+                acknowledged.append(int(s["n"]))
+                warnings.append(f"SEED {s['n']} [BLOCKER] missed: acknowledged by {ack.by} until "
+                                f"{ack.until} ({ack.reason})")
+                continue
+            if ack is not None:
+                warnings.append(f"{ack.label}: no longer applies, the corpus changed SEED {s['n']} "
+                                f"(fingerprint {seed_fingerprint(s)}); re-acknowledge it if it still stands")
+            still.append(s)
+        window = options.window
+        earlier = comparable_runs(history, record, window) if window else []
+        if window and earlier:
+            for s in still:
+                n = int(s["n"])
+                states = [("caught" if seed_met(r, n, options) else "missed") if _has_seed(r, n) else NOT_MEASURED
+                          for r in earlier] + ["missed"]
+                kind = classify(states)
+                caught = states.count("caught")
+                if kind == INTERMITTENT:
+                    warnings.append(f"SEED {n} [BLOCKER] intermittent: missed now, caught in {caught} of "
+                                    f"the last {len(earlier)} runs")
+                    continue
+                failing.append(n)
+                if kind == NEWLY_MISSED:
+                    reasons.append(f"newly missed BLOCKER: SEED {n} (caught in {caught} of the last "
+                                   f"{len(earlier)} runs)")
+                else:
+                    reasons.append(f"BLOCKER SEED {n} never caught in the last {len(earlier)} runs "
+                                   f"(acknowledge it if it is a known gap; fingerprint {seed_fingerprint(s)})")
+        elif still:
+            failing = [int(x["n"]) for x in still]
+            met = len(blockers) - len(still)
+            reasons.append(f"{BLOCKER_REASON} {met}/{len(blockers)} < 1.0"
+                           + (" (found at any severity >= " + options.floor + ")"
+                              if options.blocker_gate == "found" else ""))
+        recall = record.get("recall")
+        if options.min_recall is not None and isinstance(recall, (int, float)) and recall < options.min_recall:
+            reasons.append(f"recall {record.get('caught')}/{record.get('markers')} < {options.min_recall}")
+        if options.require_citation:
+            uncited = [s for s in record.get("caught_seeds") or [] if not (s.get("evidence") or {}).get("cited")]
+            if uncited:
+                reasons.append(f"{len(uncited)} caught seed(s) without the rule id")
+    else:
+        cfp = record.get("clean_false_positives") or 0
+        if cfp:
+            reasons.append(f"{cfp} clean false positive(s) at or above {options.floor}")
+    if options.baseline == "previous":
+        reasons += _previous_baseline(history, record)
+    return Verdict(not reasons, tuple(reasons), tuple(warnings), tuple(acknowledged), options.blocker_gate,
+                   tuple(failing))
+
+
+def _has_seed(record: Mapping[str, Any], n: int) -> bool:
+    return any(s.get("n") == n for key in ("caught_seeds", "undercalled_seeds", "missed_seeds")
+               for s in record.get(key) or [])
+
+
+def _previous_baseline(history: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> list[str]:
+    from redline_canary.baseline import compare
+
+    return compare(history, record).gate_reasons
+
+
+def confirm(attempts: Sequence[Mapping[str, Any]], last: dict[str, Any], attempt: int,
+            options: GateOptions | None = None) -> None:
     """The confirmation rule, applied to ``last`` (the newest seeded attempt) in place: a
-    BLOCKER counts as missed only if every attempt missed it, so a re-run that leaves no
-    BLOCKER missed by all attempts passes the blocker part of the gate."""
-    ever_caught = {s["n"] for r in attempts for s in r.get("caught_seeds") or [] if s.get("severity") == "BLOCKER"}
-    still = [n for n in missed_blockers(last) if n not in ever_caught]
-    if last.get("outcome") == "scored" and not still:
-        last["gate"]["reasons"] = [r for r in last["gate"]["reasons"] if not r.startswith(BLOCKER_REASON)]
-        last["gate"]["passed"] = not last["gate"]["reasons"]
+    BLOCKER counts as missed only if every attempt missed it."""
+    opts = options or GateOptions()
+    earlier = [r for r in attempts if r is not last]
+    verdict = decide(last, opts, attempts=earlier)
+    if last.get("outcome") == "scored" and not unmet_blockers_all(earlier, last, opts):
         last["confirmed_by_attempts"] = attempt
+    last["gate"] = verdict.as_json()
+
+
+def unmet_blockers_all(attempts: Sequence[Mapping[str, Any]], last: Mapping[str, Any],
+                       options: GateOptions) -> list[int]:
+    """BLOCKERs no attempt (earlier ones and ``last``) satisfied."""
+    return [n for n in unmet_blockers(last, options)
+            if not any(seed_met(r, n, options) for r in attempts)]
 
 
 def add_reasons(record: dict[str, Any], reasons: Sequence[str]) -> None:

@@ -16,7 +16,22 @@ def test_action_inputs_default_to_the_table() -> None:
     for d in RUN_DEFAULTS:
         if d.action_input:
             assert d.action_input in inputs, d.action_input
-            assert float(inputs[d.action_input]["default"]) == float(d.value), d.action_input
+            given = inputs[d.action_input]["default"]
+            if isinstance(d.value, str):
+                assert given == d.value, d.action_input
+            else:
+                assert float(given) == float(d.value), d.action_input
+
+
+def test_every_gate_option_is_an_action_input_and_a_target_key() -> None:
+    from redline_canary.targets import GATE_KEYS
+
+    inputs = yaml.safe_load((ROOT / "action.yml").read_text())["inputs"]
+    assert set(GATE_KEYS) <= set(inputs)
+    run_step = next(s for s in yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"]
+                    if s.get("id") == "run")
+    for key in GATE_KEYS:
+        assert f"--{key}" in run_step["run"], key  # the input reaches the CLI flag of the same name
 
 
 def test_run_flags_default_to_the_table_and_say_so_in_help(capsys: pytest.CaptureFixture[str]) -> None:

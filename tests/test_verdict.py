@@ -48,7 +48,8 @@ def test_a_blocker_counts_as_missed_only_if_every_attempt_missed_it() -> None:
     first = _seeded(1, caught=[1], missed=[2])
     again = _seeded(2, caught=[2], missed=[1])  # each attempt caught what the other missed
     confirm([first], again, 2)
-    assert again["gate"] == {"passed": True, "reasons": []} and again["confirmed_by_attempts"] == 2
+    assert again["gate"]["passed"] and again["gate"]["reasons"] == [] and again["confirmed_by_attempts"] == 2
+    assert again["gate"]["failing_seeds"] == []
     both = _seeded(2, caught=[1], missed=[2])
     confirm([first], both, 2)
     assert not both["gate"]["passed"] and "confirmed_by_attempts" not in both

@@ -7,8 +7,10 @@ import sys
 from typing import Any
 
 from redline_canary.actions import commands_suspended
+from redline_canary.clock import utc_now_iso
 from redline_canary.errors import BadInput
 from redline_canary.history import read_history
+from redline_canary.options import load_acknowledgements
 from redline_canary.render import inert_line, json_text
 from redline_canary.verdict import combine_exit_codes, final_attempts, record_exit_code
 
@@ -19,12 +21,15 @@ def register(sub: Any) -> None:
     p.add_argument("--run-id", required=True, action="append", dest="run_ids", metavar="RUN_ID",
                    help="the run to judge; repeat to judge several (a later id supersedes an earlier "
                    "one for the same PR, as a workflow re-run does)")
+    p.add_argument("--acknowledgements", metavar="FILE",
+                   help="check this acknowledgements file too: an expired entry is exit 2, naming it")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_gate)
 
 
 def run_gate(args: argparse.Namespace) -> int:
     run_ids: list[str] = list(dict.fromkeys(args.run_ids))
+    load_acknowledgements(args.acknowledgements, utc_now_iso()[:10])
     read = read_history(args.history)
     # A record of the judged run with a value of the wrong type is a bug or a forgery:
     # judging around it could pass a run that failed, so it is refused (exit 2), never read

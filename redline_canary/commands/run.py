@@ -11,18 +11,19 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from redline_canary import validate
+from redline_canary.clock import utc_now_iso
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.corpus_model import CorpusData
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
 from redline_canary.defaults import BY_FLAG
 from redline_canary.errors import BadInput, mask, one_line
 from redline_canary.github_api import token_from_env
-from redline_canary.options import parse_floor
+from redline_canary.history import read_history
+from redline_canary.options import add_gate_options, gate_options, load_acknowledgements, parse_floor
 from redline_canary.polling import PollConfig
 from redline_canary.profile_config import load_profiles_file
 from redline_canary.render import json_text
 from redline_canary.runner import default_run_id, run_targets, summary_table
-from redline_canary.scoring import GateOptions
 from redline_canary.targets import Target, load_targets_text, parse_targets, read_targets_arg
 
 MAX_TIMEOUT_MINUTES = 24 * 60  # a day: longer than any CI job may run
@@ -41,6 +42,9 @@ def register(sub: Any) -> None:
         p.add_argument(flag, type=kind, default=d.value, help=f"{d.help} (default: %(default)s)")
     p.add_argument("--min-recall", type=float, help="gate: fail below this recall")
     p.add_argument("--require-citation", action="store_true", help="gate: caught seeds must cite the rule")
+    add_gate_options(p)
+    p.add_argument("--baseline-history", metavar="FILE",
+                   help="history to take the --baseline from (default: the --history file)")
     for flag in ("--confirm", "--parallel"):
         d = BY_FLAG[flag]
         p.add_argument(flag, type=int, default=d.value, help=f"{d.help} (default: %(default)s)")
@@ -108,6 +112,8 @@ def check_run_options(args: argparse.Namespace) -> None:
         validate.output_file(args.history, "--history")
     if args.save_captures:
         validate.output_dir(args.save_captures, "--save-captures")
+    if args.baseline_history and not args.baseline:
+        raise BadInput("--baseline-history: only used with --baseline")
 
 
 @dataclass(frozen=True)
@@ -132,11 +138,20 @@ class RunOptions:
         targets = resolve_targets(args, corpus, env)
         for stack in sorted({t.stack for t in targets}):
             require_stack(corpus, stack)
+        today = utc_now_iso()[:10]
+        rules = gate_options(floor=parse_floor(args.floor), min_recall=args.min_recall,
+                             require_citation=args.require_citation, blocker_gate=args.blocker_gate,
+                             baseline=args.baseline,
+                             acknowledgements=load_acknowledgements(args.acknowledgements, today))
+        targets = [t.with_gate(rules, today) for t in targets]
+        baseline_from = args.baseline_history or args.history
+        needs_history = any(t.gate is not None and t.gate.baseline for t in targets) or rules.baseline
+        past = read_history(baseline_from).records if needs_history and baseline_from else []
         cycle = CycleOptions(
             run_id=args.run_id or default_run_id(env),
             poll=PollConfig(args.poll_interval, args.stable_polls, args.timeout_minutes * 60),
             window=args.window, floor=parse_floor(args.floor),
-            gate=GateOptions(args.min_recall, args.require_citation), confirm=args.confirm,
+            gate=rules, confirm=args.confirm, baseline_history=tuple(past),
             save_captures=Path(args.save_captures) if args.save_captures else None,
             profiles_file=args.profiles,
         )

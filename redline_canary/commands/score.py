@@ -20,10 +20,17 @@ from redline_canary.findings import Finding
 from redline_canary.findings_import import FindingsError, parse_findings
 from redline_canary.history import append_records, open_regular, read_history
 from redline_canary.matching import DEFAULT_WINDOW
-from redline_canary.options import load_profile, parse_floor, parse_kind, parse_mode
+from redline_canary.options import (
+    add_gate_options,
+    gate_options,
+    load_acknowledgements,
+    load_profile,
+    parse_floor,
+    parse_kind,
+    parse_mode,
+)
 from redline_canary.render import inert_line, json_text, render_baseline, render_record
-from redline_canary.scoring import GateOptions
-from redline_canary.verdict import add_reasons, record_exit_code
+from redline_canary.verdict import GateOptions, comparable_runs, decide, record_exit_code
 
 OFFLINE_REPO = "offline/review"  # the record's repo for a review that never was a PR
 MAX_FINDINGS_BYTES = 32 << 20
@@ -62,9 +69,8 @@ def register(sub: Any) -> None:
     p.add_argument("--stack", help="corpus stack (default: the capture's manifest)")
     p.add_argument("--kind", help="seeded or clean (default: the capture's manifest)")
     p.add_argument("--run-id", help="run id for the record (default: score-<timestamp>)")
-    p.add_argument("--baseline", action="store_true",
-                   help="compare with the latest comparable record in --history")
     add_scoring_options(p)
+    add_gate_options(p)
     p.set_defaults(func=run_score)
 
 
@@ -167,7 +173,7 @@ def run_findings(args: argparse.Namespace) -> int:
         stack=args.stack, kind=kind, mode=mode, prefix=args.prefix or "",
         window=DEFAULT_WINDOW if args.window is None else args.window,
         floor=parse_floor(args.floor),
-        gate=GateOptions(min_recall=args.min_recall, require_citation=args.require_citation),
+        gate=gate_rules(args),
     )
     meta = {
         "run_id": args.run_id or f"findings-{utc_now_iso().replace(':', '')}",
@@ -202,7 +208,7 @@ def run_score(args: argparse.Namespace) -> int:
         stack=stack, kind=kind, mode=mode, prefix=prefix,
         window=DEFAULT_WINDOW if args.window is None else args.window,
         floor=parse_floor(args.floor),
-        gate=GateOptions(min_recall=args.min_recall, require_citation=args.require_citation),
+        gate=gate_rules(args),
     )
     meta = {
         "run_id": args.run_id or f"score-{utc_now_iso().replace(':', '')}",
@@ -223,6 +229,14 @@ def run_score(args: argparse.Namespace) -> int:
     return _finish(args, record, doc)
 
 
+def gate_rules(args: argparse.Namespace) -> GateOptions:
+    """The gate flags, checked, as one GateOptions."""
+    return gate_options(floor=parse_floor(args.floor), min_recall=args.min_recall,
+                        require_citation=args.require_citation, blocker_gate=args.blocker_gate,
+                        baseline=args.baseline,
+                        acknowledgements=load_acknowledgements(args.acknowledgements, utc_now_iso()[:10]))
+
+
 def _finish(args: argparse.Namespace, record: dict[str, Any], doc: dict[str, Any] | None) -> int:
     """Baseline, history, output and exit code: the same for every source of a review."""
     history = read_history(args.history) if args.history else None
@@ -230,14 +244,19 @@ def _finish(args: argparse.Namespace, record: dict[str, Any], doc: dict[str, Any
         print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     diff_text = ""
     if args.baseline and history is not None:
-        diff = compare(history.records, record)
-        record["baseline"] = {
-            "run_id": diff.baseline["run_id"] if diff.baseline else None,
-            "newly_missed": [s["n"] for s in diff.newly_missed],
-            "newly_caught": [s["n"] for s in diff.newly_caught],
-        }
-        add_reasons(record, diff.gate_reasons)
-        diff_text = render_baseline(diff.newly_missed, diff.newly_caught, diff.baseline)
+        rules = gate_rules(args)
+        record["gate"] = decide(record, rules, history=history.records).as_json()
+        if rules.window:
+            runs = comparable_runs(history.records, record, rules.window)
+            record["baseline"] = {"window": rules.window, "run_ids": [str(r.get("run_id")) for r in runs]}
+        else:
+            diff = compare(history.records, record)
+            record["baseline"] = {
+                "run_id": diff.baseline["run_id"] if diff.baseline else None,
+                "newly_missed": [s["n"] for s in diff.newly_missed],
+                "newly_caught": [s["n"] for s in diff.newly_caught],
+            }
+            diff_text = render_baseline(diff.newly_missed, diff.newly_caught, diff.baseline)
     if args.save_capture and doc is not None:
         atomic_write_text(args.save_capture, json.dumps(doc, indent=1))
     if args.history:

@@ -15,10 +15,13 @@ from typing import Any
 
 from redline_canary.actions import annotate_error, append_summary, write_outputs
 from redline_canary.actions_render import matrix_entry, md
+from redline_canary.clock import utc_now_iso
 from redline_canary.commands.run import add_target_options, resolve_targets
 from redline_canary.corpus import load_corpus
 from redline_canary.errors import EXIT_PASS, BadInput
+from redline_canary.options import load_acknowledgements
 from redline_canary.targets import Target
+from redline_canary.verdict import GateOptions
 
 MAX_MATRIX = 256  # GitHub: a matrix generates at most 256 jobs per workflow run
 
@@ -28,6 +31,7 @@ def register(sub: Any) -> None:
     add_target_options(p)
     p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
+    p.add_argument("--acknowledgements", metavar="FILE", help="also check this acknowledgements file")
     p.add_argument("--matrix", action="store_true",
                    help='print {"include": [...]} and write matrix=... to $GITHUB_OUTPUT when set')
     p.add_argument("--json", action="store_true", help="print the validated targets as JSON")
@@ -43,6 +47,7 @@ def target_dict(t: Target) -> dict[str, Any]:
         out["prefix"] = t.prefix
     if t.logins:
         out["login"] = list(t.logins)
+    out.update(dict(t.gate_keys))  # the target's own gate options travel with it to its job
     return out
 
 
@@ -56,6 +61,11 @@ def run_targets_command(args: argparse.Namespace) -> int:
     try:
         corpus = load_corpus(args.corpus)
         targets = resolve_targets(args, corpus)
+        # Gate keys and acknowledgement files are checked here too: an expired acknowledgement
+        # fails the plan job, naming the entry, before any pull request is opened.
+        today = utc_now_iso()[:10]
+        run_gate = GateOptions(acknowledgements=load_acknowledgements(args.acknowledgements, today))
+        targets = [t.with_gate(run_gate, today) for t in targets]
         matrix = build_matrix(targets) if args.matrix else None
     except BadInput as exc:
         annotate_error("Invalid canary targets", str(exc))
