@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from redline_canary.errors import BadInput
 from redline_canary.render import terminal_safe
 from redline_canary.report_model import (
+    CALIBRATION_COLUMNS,
     NONE,
     SEED_CLASSES,
     Comparison,
@@ -33,6 +34,7 @@ from redline_canary.report_model import (
     Report,
     RunPoint,
     TargetReport,
+    calibration_rows,
 )
 
 if TYPE_CHECKING:
@@ -529,6 +531,17 @@ def _page(report: Report, anchors: Sequence[str], targets: Sequence[str], compar
         "miss; <b>intermittent</b>: anything else. Undercalled counts as not caught.</p>",
         *targets,
     ]
+    if report.calibration:
+        parts += ["<h2>Calibration</h2>",
+                  "<p class=note>Per reviewer: the marker's severity (rows) against the level the reviewer gave "
+                  "it (columns), over every final seeded run in the window. Right of the diagonal is "
+                  "<i>found, rated lower</i>.</p>"]
+        for name, table in sorted(report.calibration.items()):
+            rows = calibration_rows(table)
+            used = [i for i, col in enumerate(CALIBRATION_COLUMNS) if any(r[1][i] for r in rows)]
+            parts.append(_table(["marked \\ given", *(CALIBRATION_COLUMNS[i] for i in used), "n"],
+                                [("", [_e(sev), *(str(c[i]) if c[i] else "·" for i in used), str(sum(c))])
+                                 for sev, c in rows], caption=name))
     if compare:
         parts += ["<h2>Cross-reviewer</h2>",
                   "<p class=note>Reviewers measured on the same stack and corpus fingerprint; per-seed catch "

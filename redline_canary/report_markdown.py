@@ -6,10 +6,11 @@ field escaped for Markdown on its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from redline_canary.render import md_code, md_text
 from redline_canary.report_model import (
+    CALIBRATION_COLUMNS,
     NONE,
     SEED_CLASSES,
     Comparison,
@@ -17,6 +18,7 @@ from redline_canary.report_model import (
     Report,
     RunPoint,
     TargetReport,
+    calibration_rows,
 )
 
 MARKDOWN_LIMIT = 1_000_000  # GitHub's job summary limit
@@ -163,6 +165,16 @@ def _comparison_lines(c: Comparison) -> list[str]:
     return lines
 
 
+def _calibration_table(table: Mapping[str, Mapping[str, int]]) -> list[str]:
+    rows = calibration_rows(table)
+    used = [i for i, col in enumerate(CALIBRATION_COLUMNS) if any(r[1][i] for r in rows)]
+    head = ["marked \\ given", *(CALIBRATION_COLUMNS[i] for i in used), "n"]
+    lines = [_row(head), _row("---" for _ in head)]
+    for sev, counts in rows:
+        lines.append(_row([sev, *(str(counts[i]) if counts[i] else "·" for i in used), str(sum(counts))]))
+    return lines
+
+
 def _sections(report: Report, max_runs: int) -> list[list[str]]:
     window = f"{_md(report.first[:10])} → {_md(report.last[:10])}" if report.first and report.last else "empty"
     head = ["# redline-canary scoreboard", "",
@@ -185,6 +197,13 @@ def _sections(report: Report, max_runs: int) -> list[list[str]]:
                      "none; **newly missed**: caught, then not caught in every run since the "
                      "first miss; **intermittent**: anything else."])
     sections += [["", f"### {_md(t.label)}", "", *_seed_table(t, max_runs)] for t in report.targets]
+    if report.calibration:
+        sections.append(["", "## Calibration", "",
+                         "Per reviewer, every seed of every final seeded run in the window: the marker's "
+                         "severity (rows) against the level the reviewer gave it (columns). Off the "
+                         "diagonal to the right is *found, rated lower*: what `blocker-gate: found` forgives."])
+        sections += [["", f"### {_md(name)}", "", *_calibration_table(rows)]
+                     for name, rows in sorted(report.calibration.items())]
     if report.comparisons:
         sections.append(["", "## Cross-reviewer", "",
                          "Reviewers measured on the same stack and corpus fingerprint; per-seed "

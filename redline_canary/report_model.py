@@ -35,6 +35,7 @@ from redline_canary.verdict import SEED_CLASSES as SEED_CLASSES
 from redline_canary.verdict import classify as classify
 
 GAP_OUTCOMES = ("silent", "error", "cancelled")
+SEVERITY_NAMES = ("BLOCKER", "CRITICAL", "MAJOR", "MINOR", "INFO")
 SEED_STATES = ("caught", "undercalled", "missed")
 NONE = "none"  # the seed was not measured in that run (gap, or not in that corpus)
 
@@ -101,6 +102,8 @@ class Measurement:
     gate_passed: bool
     gate_reasons: tuple[str, ...]
     seed_states: Mapping[int, str]  # n -> caught | undercalled | missed
+    # n -> (the marker's severity, the severity the reviewer gave it, or "missed")
+    seed_levels: Mapping[int, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def scored(self) -> bool:
@@ -255,6 +258,7 @@ class Report:
     since: str | None
     first: str | None
     last: str | None
+    calibration: Mapping[str, Mapping[str, Mapping[str, int]]] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -295,6 +299,43 @@ def _seed(s: Any, stack: str, key: str) -> SeedRef:
         raise RecordError(f"{key}[]: {exc}") from None
 
 
+UNRECORDED = "not recorded"  # schema 1 records kept no evidence of the level given
+
+
+def _level_given(seed: Mapping[str, Any], state: str) -> str:
+    if state == "missed":
+        return "missed"
+    evidence = seed.get("evidence")
+    level = evidence.get("severity") if isinstance(evidence, Mapping) else None
+    return level if isinstance(level, str) and level in SEVERITY_NAMES else (
+        "unrated" if isinstance(evidence, Mapping) else UNRECORDED)
+
+
+CALIBRATION_COLUMNS = (*SEVERITY_NAMES, "unrated", UNRECORDED, "missed")
+
+
+def calibration_rows(table: Mapping[str, Mapping[str, int]]) -> list[tuple[str, list[int]]]:
+    """(marker severity, counts per CALIBRATION_COLUMNS) for the severities that occur."""
+    return [(sev, [int(table[sev].get(col, 0)) for col in CALIBRATION_COLUMNS])
+            for sev in SEVERITY_NAMES if sev in table]
+
+
+def calibration(targets: Sequence[TargetReport]) -> dict[str, dict[str, dict[str, int]]]:
+    """Per reviewer, how its levels met the markers' (DESIGN §6 found vs rated): counts of
+    (marker severity, severity given or missed) over every final seeded run in the window."""
+    table: dict[str, dict[str, dict[str, int]]] = {}
+    for t in targets:
+        for run in t.seeded_runs:
+            m = run.seeded
+            if m is None or not m.scored:
+                continue
+            rows = table.setdefault(t.reviewer, {})
+            for marked, given in m.seed_levels.values():
+                row = rows.setdefault(marked, {})
+                row[given] = row.get(given, 0) + 1
+    return table
+
+
 def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
     kind, outcome = r.get("kind"), r.get("outcome")
     if kind not in ("seeded", "clean"):
@@ -310,6 +351,7 @@ def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
     stack = _str(r, "stack")
     seeds: list[SeedRef] = []
     states: dict[int, str] = {}
+    levels: dict[int, tuple[str, str]] = {}
     for state in SEED_STATES:
         entries = r.get(f"{state}_seeds") or []
         if not isinstance(entries, list):
@@ -318,6 +360,7 @@ def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
             ref = _seed(s, stack, f"{state}_seeds")
             seeds.append(ref)
             states[ref.n] = state
+            levels[ref.n] = (ref.severity, _level_given(s, state))
     recall = blocker = None
     scored = outcome == "scored"
     if kind == "seeded" and scored:
@@ -342,6 +385,7 @@ def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
         clean_false_positives=cfp, gate_passed=gate["passed"],
         gate_reasons=tuple(str(x) for x in reasons),
         seed_states=states if scored else {},
+        seed_levels=levels if scored and kind == "seeded" else {},
     )
     return m, seeds
 
@@ -400,6 +444,7 @@ def build_report(records: Iterable[Mapping[str, Any]], since: str | None = None,
     return Report(
         targets=targets, comparisons=_comparisons(targets, refs), records_used=used,
         skipped=skipped, since=since, first=min(stamps, default=None), last=max(stamps, default=None),
+        calibration=calibration(targets),
     )
 
 

@@ -88,3 +88,17 @@ def test_gate_refuses_an_expired_acknowledgement(tmp_path: Path) -> None:
                     "  - {reviewer: x, stack: go, rule: core/ssrf, reason: r, until: 2001-01-01, by: y}\n")
     res = cli("gate", str(hist), "--run-id", "r1", "--acknowledgements", str(acks))
     assert res.returncode == 2 and "expired on 2001-01-01" in res.stderr
+
+
+def test_the_report_shows_how_a_reviewers_levels_met_the_markers(corpus: Path, tmp_path: Path) -> None:
+    findings = _findings(tmp_path, _key(corpus, tmp_path), "CRITICAL")
+    hist = tmp_path / "h.jsonl"
+    for run in ("w1", "w2"):
+        cli("score", "--findings", str(findings), "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
+            "--reviewer-name", "vendor-x", "--run-id", run, "--history", str(hist))
+    md = cli("report", str(hist)).stdout
+    section = md.split("## Calibration", 1)[1]
+    table = section.split("### vendor-x", 1)[1]
+    # 3 BLOCKERs per run, each given CRITICAL: 6 found one level lower; the rest on the diagonal.
+    assert "| marked \\ given | CRITICAL | MAJOR | MINOR | n |" in table, table
+    assert "| BLOCKER | 6 | · | · | 6 |" in table and "| MAJOR | · | 4 | · | 4 |" in table

@@ -101,8 +101,8 @@ def test_every_chart_loads_and_every_table_is_there(site: Path, tmp_path: Path) 
     assert dom.body.get("data-images-ok") == str(charts)  # the probe ran, and every image decoded
     assert console == []
     differing = sum(1 for c in report.comparisons for p in c.pairs if p.differing)
-    tables = 1 + 2 * len(report.targets) + len(report.comparisons) + differing
-    assert dom.tags.get("table") == tables == 9
+    tables = 1 + 2 * len(report.targets) + len(report.comparisons) + differing + len(report.calibration)
+    assert dom.tags.get("table") == tables == 11
     assert dom.tags.get("section") == len(report.targets)
     assert re.search(r"<h2>Cross-reviewer</h2>", res.stdout)
 

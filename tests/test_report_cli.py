@@ -89,7 +89,9 @@ def test_html_folder_is_complete_and_self_contained(tmp_path: Path) -> None:
     # 3 trend charts, 3 heat maps, 1 cross-reviewer chart
     assert len(sources) == 7 and all((site / s).is_file() for s in sources)
     assert sorted(p.name for p in (site / "charts").iterdir()) == sorted(Path(s).name for s in sources)
-    assert page.count("<table>") == 9  # latest, 3 run tables, 3 seed tables, reviewers, paired diffs
+    # latest, 3 run tables, 3 seed tables, 2 calibration tables (one per reviewer), reviewers, paired diffs
+    assert page.count("<table>") == 11
+    assert page.count("<h2>Calibration</h2>") == 1
     for text in [page, *((site / s).read_text() for s in sources)]:
         assert not re.search(r'(src|href)="(https?:)?//', text), "the report must open with no network"
         assert "<script" not in text
