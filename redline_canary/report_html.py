@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 from redline_canary.errors import BadInput
 from redline_canary.render import terminal_safe
 from redline_canary.report_model import (
-    CALIBRATION_COLUMNS,
     NONE,
     SEED_CLASSES,
     Comparison,
@@ -34,7 +33,7 @@ from redline_canary.report_model import (
     Report,
     RunPoint,
     TargetReport,
-    calibration_rows,
+    calibration_view,
 )
 
 if TYPE_CHECKING:
@@ -537,11 +536,8 @@ def _page(report: Report, anchors: Sequence[str], targets: Sequence[str], compar
                   "it (columns), over every final seeded run in the window. Right of the diagonal is "
                   "<i>found, rated lower</i>.</p>"]
         for name, table in sorted(report.calibration.items()):
-            rows = calibration_rows(table)
-            used = [i for i, col in enumerate(CALIBRATION_COLUMNS) if any(r[1][i] for r in rows)]
-            parts.append(_table(["marked \\ given", *(CALIBRATION_COLUMNS[i] for i in used), "n"],
-                                [("", [_e(sev), *(str(c[i]) if c[i] else "·" for i in used), str(sum(c))])
-                                 for sev, c in rows], caption=name))
+            head, rows = calibration_view(table)
+            parts.append(_table(head, [("", [_e(c) for c in cells]) for cells in rows], caption=name))
     if compare:
         parts += ["<h2>Cross-reviewer</h2>",
                   "<p class=note>Reviewers measured on the same stack and corpus fingerprint; per-seed catch "

@@ -10,7 +10,6 @@ from collections.abc import Iterable, Mapping
 
 from redline_canary.render import md_code, md_text
 from redline_canary.report_model import (
-    CALIBRATION_COLUMNS,
     NONE,
     SEED_CLASSES,
     Comparison,
@@ -18,7 +17,7 @@ from redline_canary.report_model import (
     Report,
     RunPoint,
     TargetReport,
-    calibration_rows,
+    calibration_view,
 )
 
 MARKDOWN_LIMIT = 1_000_000  # GitHub's job summary limit
@@ -166,13 +165,8 @@ def _comparison_lines(c: Comparison) -> list[str]:
 
 
 def _calibration_table(table: Mapping[str, Mapping[str, int]]) -> list[str]:
-    rows = calibration_rows(table)
-    used = [i for i, col in enumerate(CALIBRATION_COLUMNS) if any(r[1][i] for r in rows)]
-    head = ["marked \\ given", *(CALIBRATION_COLUMNS[i] for i in used), "n"]
-    lines = [_row(head), _row("---" for _ in head)]
-    for sev, counts in rows:
-        lines.append(_row([sev, *(str(counts[i]) if counts[i] else "·" for i in used), str(sum(counts))]))
-    return lines
+    head, rows = calibration_view(table)
+    return [_row(head), _row("---" for _ in head), *(_row(cells) for cells in rows)]
 
 
 def _sections(report: Report, max_runs: int) -> list[list[str]]:

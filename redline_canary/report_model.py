@@ -314,10 +314,16 @@ def _level_given(seed: Mapping[str, Any], state: str) -> str:
 CALIBRATION_COLUMNS = (*SEVERITY_NAMES, "unrated", UNRECORDED, "missed")
 
 
-def calibration_rows(table: Mapping[str, Mapping[str, int]]) -> list[tuple[str, list[int]]]:
-    """(marker severity, counts per CALIBRATION_COLUMNS) for the severities that occur."""
-    return [(sev, [int(table[sev].get(col, 0)) for col in CALIBRATION_COLUMNS])
+def calibration_view(table: Mapping[str, Mapping[str, int]]) -> tuple[list[str], list[list[str]]]:
+    """One reviewer's calibration as (header, rows of cells): the marker severities that occur,
+    the columns that hold a count, "·" for none, and n; both renderers draw this."""
+    rows = [(sev, [int(table[sev].get(col, 0)) for col in CALIBRATION_COLUMNS])
             for sev in SEVERITY_NAMES if sev in table]
+    used = [i for i, _ in enumerate(CALIBRATION_COLUMNS) if any(r[1][i] for r in rows)]
+    head = ["marked \\ given", *(CALIBRATION_COLUMNS[i] for i in used), "n"]
+    cells = [[sev, *(str(counts[i]) if counts[i] else "·" for i in used), str(sum(counts))]
+             for sev, counts in rows]
+    return head, cells
 
 
 def calibration(targets: Sequence[TargetReport]) -> dict[str, dict[str, dict[str, int]]]:
