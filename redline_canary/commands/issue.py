@@ -74,7 +74,6 @@ def _apply(client: GitHubClient, repo: str, label: str, action: Action) -> tuple
         made = client.open_issue(repo, action.title, action.body, label, action.target.marker)
         url = made.get("html_url")
         return int(made["number"]), url if isinstance(url, str) else None
-    assert action.issue is not None or action.kind == "nothing"
     if action.kind in ("comment", "close") and action.issue is not None:
         if action.body:
             client.comment(repo, action.issue, action.body)
