@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "report",
     "history",
     "gate",
+    "issue",
     "targets",
     "actions_report",
     "profile",

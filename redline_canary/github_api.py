@@ -1,6 +1,6 @@
 """The one seam to GitHub: every request of the product goes through :meth:`GitHubClient._send`.
 
-One httpx client speaks the ~15 routes the cycle needs, so one place decides what a
+One httpx client speaks the ~20 routes the cycle and the regression issue need, so one place decides what a
 response means (``_decipher``), what is retried (:class:`RetryPolicy`), what is paced
 (every content-creating request takes a :class:`Pacer` slot) and where the token may go:
 
@@ -229,6 +229,8 @@ class GitHubClient:
             if exc.status == 401 or (exc.status == 404 and not_found_is_config):
                 raise BadInput(f"{what}: GitHub answered {exc.status} {exc.message} "
                                "(check the repository name, the API URL and the token)") from None
+            if exc.status == 410:  # issues turned off, or the issue deleted: no retry brings it back
+                raise BadInput(f"{what}: GitHub answered 410 {exc.message}") from None
             raise InfraFailure(f"{what}: {exc}") from None
 
     # --- reads --------------------------------------------------------------------
@@ -508,6 +510,51 @@ class GitHubClient:
 
         with self._infra(f"{repo}: delete {branch}"):
             return (policy or self.policy).call(once)
+
+    # --- issues (the regression issue on the metrics repository) -------------------
+    def labelled_issues(self, repo: str, label: str, state: str = "open") -> list[dict[str, Any]]:
+        """Issues carrying ``label``, oldest first. GitHub's issues list also returns pull
+        requests (each with a ``pull_request`` key): they are left out here, so nothing
+        downstream can mistake a PR for an issue and comment on or close it."""
+        with self._infra(f"{repo}: list issues labelled {label!r}", not_found_is_config=True):
+            items, _ = self.policy.call(lambda: self._paginate(
+                "/repos/{owner}/{repo}/issues", self._repo_url(repo, "issues"),
+                params={"labels": label, "state": state, "sort": "created", "direction": "asc"}))
+        return [i for i in items or [] if "pull_request" not in i
+                and isinstance(i.get("number"), int) and not isinstance(i.get("number"), bool)]
+
+    def issue_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
+        with self._infra(f"{repo}#{number}: list comments"):
+            items, _ = self.policy.call(lambda: self._paginate(
+                "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+                self._repo_url(repo, f"issues/{number}/comments")))
+        return items or []
+
+    def find_open_issue(self, repo: str, label: str, marker: str) -> dict[str, Any] | None:
+        """The oldest open issue with ``label`` whose body carries ``marker``: an issue a
+        person opened with the same title but no marker is never ours."""
+        return next((i for i in self.labelled_issues(repo, label)
+                     if isinstance(i.get("body"), str) and marker in i["body"]), None)
+
+    def open_issue(self, repo: str, title: str, body: str, label: str, marker: str) -> dict[str, Any]:
+        """Open an issue labelled ``label`` (GitHub creates a missing label on the fly).
+        Look-first: after a failure that may hide a success, the open issue with the label
+        and ``marker`` is looked up and reused, so a retry never opens a second one."""
+        def parse(data: Any) -> dict[str, Any]:
+            _int(_dig_any(data, "number"), "number")
+            return dict(data)
+
+        with self._infra(f"{repo}: open issue"):
+            return self._create("POST", "/repos/{owner}/{repo}/issues", self._repo_url(repo, "issues"),
+                                {"title": title, "body": body, "labels": [label]},
+                                lambda: self.find_open_issue(repo, label, marker), parse)
+
+    def close_issue(self, repo: str, number: int, state_reason: str = "completed") -> None:
+        # Closing is idempotent on GitHub (a closed issue stays closed, closed_at unchanged).
+        with self._infra(f"{repo}#{number}: close issue"):
+            self.policy.call(lambda: self._json(
+                "PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", self._repo_url(repo, f"issues/{number}"),
+                body={"state": "closed", "state_reason": state_reason}))
 
     # --- janitor ------------------------------------------------------------------
     def repo_flags(self, repo: str) -> RepoFlags:

@@ -195,3 +195,34 @@ def output_dir(value: str, where: str) -> Path:
         raise BadInput(f"{where}: {value} is a file, expected a folder")
     _creatable(path, value, where)
     return path
+
+
+def link_url(value: str | None, where: str) -> str | None:
+    """An http(s) link a person will follow (a run page, a scoreboard): a host, no
+    credentials, and nothing that could end a Markdown link or hide in a log (no blank,
+    quote, backtick, angle bracket or control character). Queries and fragments are fine."""
+    if value is None:
+        return None
+    if not value or re.search(r"[\s<>`\"'\\\x00-\x1f\x7f]", value) or len(value) > 2000:
+        raise BadInput(f"{where}: expected an http(s) URL without spaces, quotes or angle brackets, "
+                       f"got {show(value)}")
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:
+        raise BadInput(f"{where}: not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadInput(f"{where}: expected an http:// or https:// URL with a host, got {show(value)}")
+    if "@" in parts.netloc:
+        raise BadInput(f"{where}: must not carry credentials (user:password@)")
+    return value
+
+
+def label(value: Any, where: str) -> str:
+    """A GitHub label name (at most 50 characters) that also survives the issues list's
+    ``labels=`` filter, which is comma-separated: no comma, no control character, no
+    blanks around it."""
+    if (not isinstance(value, str) or not value.strip() or value != value.strip() or len(value) > 50
+            or "," in value or _CONTROL.search(value)):
+        raise BadInput(f"{where}: expected a label name of 1 to 50 characters, without commas or "
+                       f"blanks around it, got {show(value)}")
+    return value

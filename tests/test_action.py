@@ -221,7 +221,10 @@ def test_workflow_permissions_and_token_scope() -> None:
     assert wf["permissions"] == {}
     jobs = wf["jobs"]
     assert {k: v["permissions"] for k, v in jobs.items()} == {
-        "plan": {}, "canary": {}, "record": {"contents": "write"}}
+        "plan": {}, "canary": {}, "record": {"contents": "write", "issues": "write"}}
+    # GITHUB_TOKEN reaches only the regression issue step, never a script that reads records first.
+    token_steps = [s["name"] for s in jobs["record"]["steps"] if "github.token" in json.dumps(s)]
+    assert token_steps == ["Regression issue"]
     for name, job in jobs.items():
         uses_secret = "secrets.REDLINE_CANARY_TOKEN" in json.dumps(job)
         assert uses_secret == (name == "canary"), f"{name}: the canary token belongs to the canary job only"

@@ -100,6 +100,7 @@ RUN = ["run", "--dry-run", "--corpus", "{mini}", "--repo", "acme/canary-mini", "
 RUN_T = ["run", "--dry-run", "--corpus", "{mini}"]
 SCORE = ["score", "--capture", "{capture}"]
 JAN = ["janitor", "--repo", "acme/canary-mini", "--api-url", "http://127.0.0.1:9"]
+ISS = ["issue", "--repo", "acme/metrics", "--history", "{assets}/history.jsonl", "--api-url", "http://127.0.0.1:9"]
 
 
 def _targets(*items: Any) -> str:
@@ -256,6 +257,24 @@ CASES: list[Case] = [
     Case("gate-unknown-run", ["gate", "{assets}/history.jsonl", "--run-id", "nobody"]),
     Case("gate-corrupt-history", ["gate", "{assets}/corrupt.jsonl", "--run-id", "r1"]),
     Case("gate-binary-history", ["gate", "{assets}/binary.json", "--run-id", "r1"]),
+    # --- issue (the regression issue) -------------------------------------------------
+    Case("issue-no-repo", ["issue", "--history", "{assets}/history.jsonl", "--run-id", "r1"]),
+    Case("issue-no-run-id", ISS),
+    Case("issue-no-history", ["issue", "--repo", "acme/metrics", "--run-id", "r1"]),
+    Case("issue-repo-no-slash", [*ISS[:2], "acme", *ISS[3:], "--run-id", "r1"]),
+    Case("issue-history-missing", [*ISS[:4], "{assets}/nope.jsonl", *ISS[5:], "--run-id", "r1"]),
+    Case("issue-history-folder", [*ISS[:4], "{assets}/adir", *ISS[5:], "--run-id", "r1"]),
+    Case("issue-history-corrupt", [*ISS[:4], "{assets}/corrupt.jsonl", *ISS[5:], "--run-id", "r1"]),
+    Case("issue-unknown-run", [*ISS, "--run-id", "nobody"]),
+    Case("issue-run-id-slash", [*ISS, "--run-id", "a/b"]),
+    *[Case(f"issue-run-url-{n}", [*ISS, "--run-id", "r1", "--run-url", v]) for n, v in [
+        ("javascript", "javascript:alert(1)"), ("space", "https://h/a b"), ("angle", "https://h/<x>"),
+        ("credentials", "https://u:p@h/run"), ("no-host", "https:///run"), ("empty", ""), ("paren-quote", "https://h/')")]],
+    Case("issue-summary-url-newline", [*ISS, "--run-id", "r1", "--summary-url", "https://h/s\n"]),
+    *[Case(f"issue-label-{n}", [*ISS, "--run-id", "r1", "--label", v]) for n, v in [
+        ("comma", "a,b"), ("empty", ""), ("long", "x" * 51), ("blank-around", " x"), ("newline", "x\n")]],
+    Case("issue-api-url-query", [*ISS[:6], "http://h/?x=1", "--run-id", "r1"]),
+    Case("issue-no-token", [*ISS, "--run-id", "r1"], env={"GITHUB_TOKEN": ""}),
     Case("report-missing", ["report", "{assets}/nope.jsonl"]),
     Case("report-folder-without-history", ["report", "{assets}/adir"]),
     Case("report-since", ["report", "{assets}/history.jsonl", "--since", "2025-13-01"]),
@@ -389,7 +408,7 @@ def test_the_probe_is_broad() -> None:
     """Well over a hundred cases, across every command a user can mistype."""
     commands = {c.argv[0] for c in CASES}
     assert len(CASES) > 200
-    assert {"run", "score", "corpus", "janitor", "targets", "gate", "report", "history", "profile",
+    assert {"run", "score", "corpus", "janitor", "targets", "gate", "issue", "report", "history", "profile",
             "sandbox"} <= commands
 
 

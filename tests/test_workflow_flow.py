@@ -152,8 +152,13 @@ def canary_job(tmp_path: Path, sb: Sandbox, entry: Mapping[str, Any], index: int
 
 
 def record_job(tmp_path: Path, history: list[dict[str, Any]], *, competitor: dict[str, Any] | None = None,
-               canary_result: str = "success") -> tuple[Run, Path, Runner]:
-    runner = Runner.create(tmp_path / "record", github={"job": "record"}, uses=Actions(tmp_path / "artifacts"))
+               canary_result: str = "success", api: Sandbox | None = None) -> tuple[Run, Path, Runner]:
+    """``api``: the sandbox stands in for this repository's GitHub (``github.token`` and
+    ``GITHUB_API_URL``, as the runner provides them); without it the regression issue step
+    has no token and fails with exit 2 before any request."""
+    env = {"GITHUB_API_URL": api.url, "GITHUB_SERVER_URL": "https://github.com"} if api else None
+    github = {"job": "record", **({"token": TOKEN} if api else {})}
+    runner = Runner.create(tmp_path / "record", env=env, github=github, uses=Actions(tmp_path / "artifacts"))
     origin = metrics_repo(tmp_path, runner.workspace, history)
     if competitor is not None:
         add_competing_writer(tmp_path, origin, runner.workspace, competitor)
@@ -192,7 +197,8 @@ def test_weekly_flow_plan_two_matrix_jobs_record_with_a_concurrent_writer_then_g
 
     older = record(run_id="4100-1", stack="python")
     other = record(run_id="other-writer", stack="python")
-    run, origin, _ = record_job(tmp_path, [older], competitor=other)
+    sb.create_repo("acme/metrics")  # the runner's github.repository
+    run, origin, _ = record_job(tmp_path, [older], competitor=other, api=sb)
     merge = run.step("merge")
     assert merge.outcome == "success", merge.stderr
     assert any("push rejected (attempt 1/5)" in a.message for a in run.annotations("warning"))
@@ -212,6 +218,15 @@ def test_weekly_flow_plan_two_matrix_jobs_record_with_a_concurrent_writer_then_g
     assert gate.outcome == "failure" and gate.returncode == 1, gate.stdout + gate.stderr
     assert f"run {RUN_ID}: exit 1" in gate.stdout
     assert run.failed
+
+    # ... and opens one regression issue per target in the metrics repository.
+    step = next(s for s in run.steps if s.name == "Regression issue")
+    assert step.outcome == "success", step.stdout + step.stderr
+    issues = sb.issues("acme/metrics")
+    assert sorted(i.title for i in issues) == ["redline-canary: redline regressed on acme/canary go",
+                                               "redline-canary: redline regressed on acme/canary python"]
+    assert all(i.labels == ("redline-canary-regression",) and "/acme/metrics/actions/runs/4242>" in (i.body or "")
+               for i in issues)
 
 
 def test_a_corrupt_fragment_is_reported_not_merged_and_kept(tmp_path: Path) -> None:

@@ -21,11 +21,11 @@ always, per method+route template), ``secondary_limit`` (403 or 429, with or wit
 retry-after), ``primary_limit``, ``tree_payload_cap``, ``ref_visibility_lag``,
 ``submitted_too_quickly``, ``fine_grained_token``, ``review_requests``; a whole world from a
 scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observation:
-``requests``, ``request_counts``, ``pulls``/``open_pulls``, ``branches``, ``files``,
+``requests``, ``request_counts``, ``pulls``/``open_pulls``, ``issues``, ``branches``, ``files``,
 ``capture`` (the three comment channels as GitHub JSON), ``reviewer_activity``.
 """
 
-from redline_canary.sandbox.core import PullSummary, RepoHandle, Sandbox
+from redline_canary.sandbox.core import IssueSummary, PullSummary, RepoHandle, Sandbox
 from redline_canary.sandbox.reviewers import (
     BANDIT_BOT,
     COPILOT,
@@ -52,6 +52,7 @@ __all__ = [
     "Batch",
     "Fault",
     "Identity",
+    "IssueSummary",
     "PullSummary",
     "ReplayReviewer",
     "RepoHandle",

@@ -721,7 +721,11 @@ I_WRITE = "issues=write; pull_requests=write"
 
 @route("GET", f"{R}/issues", f"{D_ISSUES}#list-repository-issues", I_READ)
 def list_issues(call: Call) -> Reply:
+    """Issues *and* pull requests ("every pull request is an issue"): a PR carries a
+    ``pull_request`` key. ``labels`` is a comma-separated list an item must carry all of
+    (names compared case-insensitively); newest first by default."""
     repo = call.repo
+    call.state.issues_enabled(repo)
     state = call.q("state") or "open"
     items = [i for i in repo.issues.values() if state == "all" or i.state == state]
     wanted = [x.strip().lower() for x in (call.q("labels") or "").split(",") if x.strip()]
@@ -739,7 +743,7 @@ def list_issues(call: Call) -> Reply:
     return paged(call, items, lambda i: call.r.issue(repo, i), repo)
 
 
-@route("POST", f"{R}/issues", f"{D_ISSUES}#create-an-issue", I_WRITE)
+@route("POST", f"{R}/issues", f"{D_ISSUES}#create-an-issue", "issues=write")
 def create_issue(call: Call) -> Reply:
     repo = call.repo
     b = call.obj()
@@ -753,6 +757,7 @@ def create_issue(call: Call) -> Reply:
 def get_issue(call: Call) -> Reply:
     repo = call.repo
     issue = call.state.get_issue(repo, call.num("issue_number"), call.route.doc)
+    call.state.issues_enabled(repo, issue)
     return Reply(200, call.r.issue(repo, issue, single=True))
 
 
@@ -765,17 +770,7 @@ def update_issue(call: Call) -> Reply:
     if issue.pull is not None:
         call.state.update_pull(repo, number, {k: v for k, v in b.items() if k in ("state", "title", "body")})
     else:
-        call.state.check_writable(repo, call.route.doc)
-        with call.state.lock:
-            if b.get("state") in ("open", "closed"):
-                issue.state = b["state"]
-                issue.closed_at = call.state.clock() if issue.state == "closed" else None
-                issue.state_reason = b.get("state_reason") or ("completed" if issue.state == "closed" else None)
-            if isinstance(b.get("title"), str):
-                issue.title = b["title"]
-            if "body" in b:
-                issue.body = b["body"] if isinstance(b["body"], str) else None
-            issue.updated_at = call.state.clock()
+        call.state.update_issue(repo, number, call.viewer, b)
     if "labels" in b:
         call.state.set_labels(repo, number, _names(b["labels"]))
     return Reply(200, call.r.issue(repo, issue, single=True))
@@ -868,6 +863,7 @@ def get_label(call: Call) -> Reply:
 def list_issue_comments(call: Call) -> Reply:
     repo = call.repo
     issue = call.state.get_issue(repo, call.num("issue_number"), call.route.doc)
+    call.state.issues_enabled(repo, issue)
     items = list(issue.comments)
     since = _since(call)
     if since is not None:

@@ -62,6 +62,21 @@ class PullSummary:
     user: str
 
 
+@dataclass(frozen=True)
+class IssueSummary:
+    """An issue (or, with ``pull`` True, a pull request) as a test checks the aftermath."""
+
+    number: int
+    title: str
+    state: str
+    state_reason: str | None
+    labels: tuple[str, ...]
+    body: str | None
+    user: str
+    comments: tuple[str, ...]  # bodies, oldest first
+    pull: bool
+
+
 class Sandbox:
     """A fake api.github.com on 127.0.0.1 (ephemeral port) with simulated reviewers.
 
@@ -122,6 +137,7 @@ class Sandbox:
         description: str | None = None,
         fork_of: str | None = None,
         topics: Iterable[str] = (),
+        has_issues: bool = True,
     ) -> RepoHandle:
         """``files=None`` gives a README; ``files={}`` an empty repo (no branch yet)."""
         repo = self.state.create_repo(
@@ -134,6 +150,7 @@ class Sandbox:
             fork_of=fork_of,
         )
         repo.topics = list(topics)
+        repo.has_issues = has_issues
         return self._handle(repo)
 
     def _handle(self, repo: Repo) -> RepoHandle:
@@ -181,9 +198,11 @@ class Sandbox:
         )
         return issue.number
 
-    def create_issue(self, repo: str, title: str, body: str = "", author: str | None = None) -> int:
+    def create_issue(self, repo: str, title: str, body: str = "", author: str | None = None,
+                     labels: Iterable[str] = ()) -> int:
+        """Open an issue in-process (a person's, with ``author``); missing labels are made."""
         user = self.state.ensure_user(author) if author else self.state.viewer
-        return self.state.create_issue(self._repo(repo), user, title, body).number
+        return self.state.create_issue(self._repo(repo), user, title, body, labels).number
 
     def add_issue_comment(self, repo: str, number: int, body: str, author: str | None = None) -> int:
         user = self.state.ensure_user(author) if author else self.state.viewer
@@ -442,6 +461,25 @@ class Sandbox:
                     )
                 )
             return out
+
+    def issues(self, repo: str, state: str = "all", *, pulls: bool = False) -> list[IssueSummary]:
+        """Issues by number (with ``pulls``, pull requests too), comments included."""
+        with self.state.lock:
+            return [
+                IssueSummary(
+                    number=i.number,
+                    title=i.title,
+                    state=i.state,
+                    state_reason=i.state_reason,
+                    labels=tuple(x.name for x in i.labels),
+                    body=i.body,
+                    user=i.user.login,
+                    comments=tuple(c.body for c in i.comments),
+                    pull=i.pull is not None,
+                )
+                for i in sorted(self._repo(repo).issues.values(), key=lambda x: x.number)
+                if (state == "all" or i.state == state) and (pulls or i.pull is None)
+            ]
 
     def repo_names(self) -> list[str]:
         """Every repository's full name, in creation order."""

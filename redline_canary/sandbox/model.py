@@ -215,6 +215,7 @@ class Issue:
     reactions: list[Reaction] = field(default_factory=list)
     locked: bool = False
     state_reason: str | None = None
+    closed_by: User | None = None
     pull: PullData | None = None
 
     @property
@@ -239,6 +240,7 @@ class Repo:
     pushed_at: float
     description: str | None = None
     fork_of: Repo | None = None
+    has_issues: bool = True  # off: every issue route answers 410 (pull requests still work)
     topics: list[str] = field(default_factory=list)
     refs: dict[str, str] = field(default_factory=dict)  # "refs/heads/main" -> sha
     ref_nodes: dict[str, str] = field(default_factory=dict)

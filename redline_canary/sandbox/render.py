@@ -216,7 +216,7 @@ class Renderer:
             "stargazers_count": 0,
             "watchers_count": 0,
             "language": None,
-            "has_issues": True,
+            "has_issues": r.has_issues,
             "has_projects": True,
             "has_downloads": True,
             "has_wiki": False,
@@ -452,11 +452,11 @@ class Renderer:
             }
         out["body"] = i.body
         if single:
-            out["closed_by"] = self.user(i.user) if i.state == "closed" else None
+            out["closed_by"] = self.user(i.closed_by) if i.state == "closed" and i.closed_by else None
         out["reactions"] = self.reactions(url, i.reactions)
         out["timeline_url"] = f"{url}/timeline"
         out["performed_via_github_app"] = None
-        out["state_reason"] = i.state_reason if i.state == "closed" else None
+        out["state_reason"] = i.state_reason  # "reopened" stays on an open issue, as on GitHub
         return out
 
     def issue_comment(self, r: Repo, i: Issue, c: IssueComment) -> Json:

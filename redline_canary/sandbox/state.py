@@ -68,6 +68,14 @@ BAD_REF = "{ref} is not a valid ref name."
 BAD_TREE_PATH = "tree.path contains a malformed path component"
 # PR creation refused by the content-creation limit (github-api.md §5.2).
 TOO_QUICKLY = "was submitted too quickly"
+# Issue text limits and their 422s [COMMUNITY: "body is too long (maximum is 65536
+# characters)" for Issue (issue-metrics#183, nuclei#634) and "Body is too long ..." with
+# code unprocessable, field data, for IssueComment (jest-lcov-reporter#14); the title's
+# 256 is the number GitHub's message names (party_foul#122), though longer titles have
+# been reported to pass].
+MAX_BODY = 65536
+MAX_TITLE = 256
+STATE_REASONS = ("completed", "not_planned", "duplicate", "reopened")
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 _COLOR = re.compile(r"^[0-9a-fA-F]{6}$")
@@ -481,14 +489,59 @@ class State:
             raise not_found(doc or f"{D_PULLS}#get-a-pull-request")
         return issue
 
+    def issues_enabled(self, repo: Repo, issue: Issue | None = None) -> None:
+        """410 for an issue route on a repository with issues turned off; a pull request's
+        conversation (labels, comments) still works there, as on GitHub."""
+        if not repo.has_issues and (issue is None or issue.pull is None):
+            raise ApiError(410, "Issues are disabled for this repo", doc=f"{D_ISSUES}#create-an-issue")
+
     def create_issue(self, repo: Repo, user: User, title: Any, body: Any, labels: Iterable[str] = ()) -> Issue:
+        """POST /issues. Labels that do not exist yet are created on the fly (``ededed``),
+        as with add-labels; ``title`` may be a number, which GitHub turns into text."""
         doc = f"{D_ISSUES}#create-an-issue"
         self.check_writable(repo, doc)
-        if not isinstance(title, str) or not title:
+        self.issues_enabled(repo)
+        if isinstance(title, int) and not isinstance(title, bool):
+            title = str(title)
+        if not isinstance(title, str) or not title.strip():
             raise validation_failed([{"resource": "Issue", "code": "missing_field", "field": "title"}], doc=doc)
+        check_issue_text(title, body if isinstance(body, str) else None, doc)
         with self.lock:
             issue = self._new_issue(repo, user, title, body if isinstance(body, str) else None)
             self._add_labels(repo, issue, labels)
+            return issue
+
+    def update_issue(self, repo: Repo, number: int, user: User, body: dict[str, Any]) -> Issue:
+        """PATCH /issues/{n} on a plain issue: ``state`` open|closed, ``state_reason``,
+        ``title``, ``body``. Closing a closed issue changes nothing (``closed_at`` stays);
+        reopening sets ``state_reason`` to ``reopened``."""
+        doc = f"{D_ISSUES}#update-an-issue"
+        self.check_writable(repo, doc)
+        with self.lock:
+            issue = self.get_issue(repo, number, doc)
+            self.issues_enabled(repo, issue)
+            state, reason = body.get("state"), body.get("state_reason")
+            if state is not None and state not in ("open", "closed"):
+                raise validation_failed([{"resource": "Issue", "code": "invalid", "field": "state"}], doc=doc)
+            if reason is not None and reason not in STATE_REASONS:
+                raise validation_failed([{"resource": "Issue", "code": "invalid", "field": "state_reason"}], doc=doc)
+            title = body.get("title", issue.title)
+            if not isinstance(title, str) or not title.strip():
+                raise validation_failed([{"resource": "Issue", "code": "missing_field", "field": "title"}], doc=doc)
+            text = body.get("body", issue.body)
+            check_issue_text(title, text if isinstance(text, str) else None, doc)
+            now = self.clock()
+            if state == "closed" and issue.state == "open":
+                issue.state, issue.closed_at, issue.closed_by = "closed", now, user
+                issue.state_reason = reason if reason in ("completed", "not_planned", "duplicate") else "completed"
+            elif state == "open" and issue.state == "closed":
+                issue.state, issue.closed_at, issue.closed_by = "open", None, None
+                issue.state_reason = "reopened"
+            elif state == "closed" and reason in ("completed", "not_planned", "duplicate"):
+                issue.state_reason = reason
+            issue.title = title
+            issue.body = text if isinstance(text, str) else None
+            issue.updated_at = now
             return issue
 
     def _new_issue(self, repo: Repo, user: User, title: str, body: str | None) -> Issue:
@@ -631,7 +684,7 @@ class State:
             if isinstance(body.get("maintainer_can_modify"), bool):
                 pull.maintainer_can_modify = body["maintainer_can_modify"]
             if state == "closed" and issue.state == "open":
-                issue.state, issue.closed_at = "closed", now
+                issue.state, issue.closed_at, issue.closed_by = "closed", now, self.viewer
             elif state == "open" and issue.state == "closed":
                 if pull.head_repo.branch_sha(pull.head_ref) is None:
                     raise validation_failed(
@@ -644,7 +697,7 @@ class State:
                         ],
                         doc=doc,
                     )
-                issue.state, issue.closed_at = "open", None
+                issue.state, issue.closed_at, issue.closed_by = "open", None, None
                 pull.head_sha = pull.head_repo.branch_sha(pull.head_ref) or pull.head_sha
             issue.updated_at = now
             return issue
@@ -759,6 +812,7 @@ class State:
         self.check_writable(repo, doc)
         with self.lock:
             issue = self.get_issue(repo, number, doc)
+            self.issues_enabled(repo, issue)
             self._add_labels(repo, issue, names)
             issue.updated_at = self.clock()
             return issue
@@ -797,8 +851,12 @@ class State:
             self.check_writable(repo, doc)
         if not isinstance(body, str) or not body:
             raise validation_failed([{"resource": "IssueComment", "code": "missing_field", "field": "body"}], doc=doc)
+        if len(body) > MAX_BODY:
+            raise validation_failed([{"resource": "IssueComment", "code": "unprocessable", "field": "data",
+                                      "message": f"Body is too long (maximum is {MAX_BODY} characters)"}], doc=doc)
         with self.lock:
             issue = self.get_issue(repo, number, doc)
+            self.issues_enabled(repo, issue)
             now = self.clock()
             cid = next(self.ids.issue_comment)
             comment = IssueComment(cid, node_id("IC", cid), user, body, now, now)
@@ -1035,6 +1093,15 @@ def _opt_int(value: Any) -> int | None:
 
 def _noreply(user: User) -> str:
     return f"{user.id}+{user.login}@users.noreply.github.com"
+
+
+def check_issue_text(title: str, body: str | None, doc: str) -> None:
+    if len(title) > MAX_TITLE:
+        raise validation_failed([{"resource": "Issue", "code": "custom", "field": "title",
+                                  "message": f"title is too long (maximum is {MAX_TITLE} characters)"}], doc=doc)
+    if body is not None and len(body) > MAX_BODY:
+        raise validation_failed([{"resource": "Issue", "code": "custom", "field": "body",
+                                  "message": f"body is too long (maximum is {MAX_BODY} characters)"}], doc=doc)
 
 
 def valid_ref_name(ref: str) -> bool:
