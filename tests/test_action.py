@@ -85,7 +85,14 @@ def test_action_end_to_end_with_bandit_on_the_python_stack(sb: Sandbox, tmp_path
     # bandit finds 1 of 17 seeds on the python stack and no BLOCKER: the gate fails (exit 1).
     out = run.outputs
     assert out["exit-code"] == "1" and out["outcome"] == "fail", run.step("run").stderr[-2000:]
-    assert out["blocker-recall"] == "0" and out["recall"] == "0.0588"
+    # The python stack's size comes from the corpus (it changes when the key is audited).
+    from redline_canary import corpus_model
+    from redline_canary.corpus import load_corpus
+    from redline_canary.scoring import wilson
+
+    counts = corpus_model.summary(load_corpus(None), "python")
+    n, n_blocker = counts["markers"], counts["by_severity"]["BLOCKER"]
+    assert out["blocker-recall"] == "0" and out["recall"] == str(round(1 / n, 4))
     assert out["clean-false-positives"] == "0" and out["run-id"] == "gh-4242-1"
     assert run.failed, "fail-on: gate fails the step on exit 1"
     assert run.steps[-1].returncode == 1
@@ -93,18 +100,20 @@ def test_action_end_to_end_with_bandit_on_the_python_stack(sb: Sandbox, tmp_path
     records = records_of(out["records"])
     assert sorted(r["kind"] for r in records) == ["clean", "seeded"]
     seeded = next(r for r in records if r["kind"] == "seeded")
-    assert seeded["outcome"] == "scored" and seeded["markers"] == 17
+    assert seeded["outcome"] == "scored" and seeded["markers"] == n
 
     summary = run.summary
     assert summary.startswith("## redline-canary: FAIL (exit 1: a gate failed)")
     assert "| target | PR | outcome | blocker recall | recall | undercalls | clean false positives | gate |" in summary
-    assert "0.00 (0/4, 95% CI 0.00–0.49)" in summary and "0.06 (1/17, 95% CI" in summary
+    ci = wilson(0, n_blocker)
+    assert ci is not None
+    assert f"0.00 (0/{n_blocker}, 95% CI 0.00–{ci[1]:.2f})" in summary and f"{1 / n:.2f} (1/{n}, 95% CI" in summary
     assert f"**Missed seeds ({seeded['missed']})**" in summary
     assert "seeds/seeded/python/app/api.py:68 [MAJOR] core/float-money" in summary
 
     errors = run.annotations("error")
     blocker_misses = [s for s in seeded["missed_seeds"] + seeded["undercalled_seeds"] if s["severity"] == "BLOCKER"]
-    assert len([e for e in errors if e.props.get("file")]) == min(10, len(blocker_misses)) == 4
+    assert len([e for e in errors if e.props.get("file")]) == min(10, len(blocker_misses)) == n_blocker
     for e in errors:
         assert e.props["file"].startswith("seeds/seeded/python/")
         assert re.match(r"SEED \d+ \[BLOCKER\] (missed|undercalled) by redline", e.message), e.message

@@ -16,6 +16,11 @@ found + B6 acknowledged + window:3          pass   FAIL   pass   pass   pass   p
 
 With a rolling window the week-4 miss of B5 is *intermittent* (caught, missed, caught before
 it): a warning, not a red build. Week 2's is *newly missed* (caught every run before): red.
+
+The runs themselves use the last setting (that is what the weekly workflow would be configured
+with), and after each the workflow's ``issue`` step runs against the metrics repository: the
+regression issue is opened in week 2 and closed with a comment in week 3; weeks 4 to 6 leave
+it closed and open no other.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from redline_canary.sandbox.reviewers import ReviewContext, Reviewer
 from redline_canary.verdict import GateOptions, decide, final_attempts
 
 REPO = "acme/canary-worked"
+METRICS = "acme/metrics"
 SEEDED = '''"""Account service."""
 
 import sqlite3
@@ -152,19 +158,32 @@ def sb() -> Iterator[Sandbox]:
     yield from canary_sandbox(REPO)
 
 
-def _weeks(sb: Sandbox, corpus: Path, hist: Path) -> list[list[dict[str, Any]]]:
+ACKS = """acknowledgements:
+  - {reviewer: redline, stack: acct, seed: 6, reason: never flags it, until: 2099-01-01, by: alice}
+"""
+
+
+def _weeks(sb: Sandbox, corpus: Path, hist: Path) -> tuple[list[list[dict[str, Any]]], list[int], list[str]]:
     reviewer = WeeklyReviewer(corpus)
     sb.attach_reviewer(REPO, reviewer)
-    runs = []
+    sb.create_repo(METRICS)
+    acks = hist.parent / "acknowledgements.yml"
+    acks.write_text(ACKS)
+    runs, codes, issue_lines = [], [], []
     for week in range(1, WEEKS + 1):
         reviewer.week = week
         res = cli("run", "--repo", REPO, "--stack", "acct", "--corpus", str(corpus), "--api-url", sb.url,
                   "--history", str(hist), "--run-id", f"w{week}", "--poll-interval", "0.05",
                   "--stable-polls", "2", "--timeout-minutes", "0.5", "--confirm", "0",
+                  "--blocker-gate", "found", "--acknowledgements", str(acks), "--baseline", "window:3",
                   env={"GITHUB_TOKEN": TOKEN})
-        assert res.returncode == 1, res.stderr  # the default gate: BLOCKERs found at CRITICAL are not caught
+        codes.append(res.returncode)
         runs.append([json.loads(line) for line in hist.read_text().splitlines() if f'"run_id":"w{week}"' in line])
-    return runs
+        issue = cli("issue", "--repo", METRICS, "--history", str(hist), "--run-id", f"w{week}",
+                    "--api-url", sb.url, "--run-url", f"https://ci.example/runs/{week}", env={"GITHUB_TOKEN": TOKEN})
+        assert issue.returncode == 0, issue.stderr
+        issue_lines.append(issue.stdout.strip())
+    return runs, codes, issue_lines
 
 
 def _colours(runs: list[list[dict[str, Any]]], options: GateOptions) -> list[str]:
@@ -177,7 +196,8 @@ def _colours(runs: list[list[dict[str, Any]]], options: GateOptions) -> list[str
 
 
 def test_six_weeks_under_each_gate_setting(sb: Sandbox, corpus: Path, tmp_path: Path) -> None:
-    runs = _weeks(sb, corpus, tmp_path / "h.jsonl")
+    runs, codes, issue_lines = _weeks(sb, corpus, tmp_path / "h.jsonl")
+    assert codes == [0, 1, 0, 0, 0, 0]  # the runs' own gate: found + B6 acknowledged + window:3
     ack = parse({"acknowledgements": [{"reviewer": "redline", "stack": "acct", "seed": 6, "until": "2099-01-01",
                                        "reason": "never flags it", "by": "alice"}]}, "2026-12-01")
     assert _colours(runs, GateOptions()) == ["FAIL"] * 6
@@ -194,6 +214,16 @@ def test_six_weeks_under_each_gate_setting(sb: Sandbox, corpus: Path, tmp_path: 
     # Every week the records say what the reviewer found and at which level.
     found = [next(r for r in week if r["kind"] == "seeded")["blocker_found"] for week in runs]
     assert found == [0.6667 if w in B5_MISSED_IN else 0.8333 for w in range(1, WEEKS + 1)]
+
+    # The regression issue's life in the metrics repository.
+    issues = sb.issues(METRICS)
+    assert len(issues) == 1, issue_lines
+    only = issues[0]
+    assert only.state == "closed" and "regressed on acme/canary-worked acct" in only.title
+    assert "SEED 5" in only.body and "https://ci.example/runs/2" in only.body
+    assert len(only.comments) == 1 and "https://ci.example/runs/3" in only.comments[0]
+    assert [line.split(": ", 1)[1].split(" ", 1)[0] for line in issue_lines] == [
+        "nothing", "opened", "closed", "nothing", "nothing", "nothing"], issue_lines
 
     # The report's calibration table: 6 weeks x 6 BLOCKERs, 28 found at CRITICAL, 8 missed.
     md = cli("report", str(tmp_path / "h.jsonl")).stdout
