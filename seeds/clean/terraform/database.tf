@@ -60,7 +60,7 @@ resource "aws_db_parameter_group" "ledger" {
 resource "aws_db_instance" "ledger" {
   identifier     = "${local.name_prefix}-db"
   engine         = "postgres"
-  engine_version = "14.12"
+  engine_version = "14"
   instance_class = var.db_instance_class
 
   allocated_storage     = var.db_allocated_storage_gb
@@ -144,7 +144,8 @@ output "database_endpoint" {
 output "database_url" {
   description = "Connection string handed to the ledger application's deploy job."
   sensitive   = true
-  value       = "postgresql://${var.db_username}:${var.db_password}@${aws_db_instance.ledger.endpoint}/${var.db_name}"
+  # BORDERLINE 2 the URL carries the RDS master user; whether the deploy job runs migrations with it or the application connects as its own least-privilege role is decided outside this diff
+  value       = "postgresql://${urlencode(var.db_username)}:${urlencode(var.db_password)}@${aws_db_instance.ledger.endpoint}/${var.db_name}"
 }
 
 output "documents_bucket" {

@@ -172,6 +172,7 @@ data "aws_iam_policy_document" "github_deploy" {
   statement {
     sid       = "PassTaskRole"
     actions   = ["iam:PassRole"]
+    # BORDERLINE 3 only the task role can be passed; task definitions that also name an execution role (Fargate pulling from private ECR) would need it here, and the launch type and execution role live outside this diff
     resources = [aws_iam_role.ledger_task.arn]
   }
 }

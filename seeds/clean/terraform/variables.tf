@@ -14,6 +14,7 @@ terraform {
     }
   }
 
+  # BORDERLINE 5 one fixed state key for a configuration that takes environment = staging|prod; correct only if CI selects a workspace or passes -backend-config per environment, which happens outside this diff
   backend "s3" {
     bucket         = "acme-terraform-state-prod"
     key            = "ledger/terraform.tfstate"

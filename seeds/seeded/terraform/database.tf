@@ -57,7 +57,7 @@ resource "aws_db_parameter_group" "ledger" {
 resource "aws_db_instance" "ledger" {
   identifier     = "${local.name_prefix}-db"
   engine         = "postgres"
-  engine_version = "14.12"
+  engine_version = "14"
   instance_class = var.db_instance_class
 
   allocated_storage     = var.db_allocated_storage_gb
@@ -139,7 +139,7 @@ output "database_endpoint" {
 output "database_url" {
   description = "Connection string handed to the ledger application's deploy job."
   # SEED 17 [CRITICAL] (core/secrets-in-logs) non-sensitive output embeds the master password, so every plan/apply prints it in CI logs and `terraform output` shows it in clear text
-  value       = "postgresql://${var.db_username}:${var.db_password}@${aws_db_instance.ledger.endpoint}/${var.db_name}"
+  value       = "postgresql://${urlencode(var.db_username)}:${urlencode(var.db_password)}@${aws_db_instance.ledger.endpoint}/${var.db_name}"
 }
 
 output "documents_bucket" {

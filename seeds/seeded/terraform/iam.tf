@@ -50,7 +50,7 @@ data "aws_iam_policy_document" "ledger_task" {
 
   statement {
     sid       = "ExportWriter"
-    /* SEED 7 [BLOCKER] (infra/wildcard-iam) task role gets every S3 action on every bucket in the account (including the Terraform state bucket), so a compromised task can read or delete any data */
+    /* SEED 7 [CRITICAL] (infra/wildcard-iam) task role gets every S3 action on every bucket in the account (including the Terraform state bucket), so a compromised task can read or delete any data */
     actions   = ["s3:*"]
     resources = ["*"]
   }
@@ -169,6 +169,7 @@ data "aws_iam_policy_document" "github_deploy" {
   statement {
     sid       = "PassTaskRole"
     actions   = ["iam:PassRole"]
+    # BORDERLINE 4 only the task role can be passed; task definitions that also name an execution role (Fargate pulling from private ECR) would need it here, and the launch type and execution role live outside this diff
     resources = [aws_iam_role.ledger_task.arn]
   }
 }

@@ -80,7 +80,7 @@ resource "aws_s3_bucket_versioning" "documents" {
   bucket = aws_s3_bucket.documents.id
 
   versioning_configuration {
-    // SEED 3 [CRITICAL] (infra/missing-backup) versioning suspended on the bucket holding customer statements, so an overwrite or delete by a worker bug is unrecoverable
+    // SEED 3 [MAJOR] (infra/missing-backup) versioning suspended on the bucket holding customer statements, so an overwrite or delete by a worker bug is unrecoverable
     status = "Suspended"
   }
 }
@@ -148,6 +148,7 @@ resource "aws_s3_bucket_public_access_block" "exports" {
   bucket = aws_s3_bucket.exports.id
 
   block_public_acls       = true
+  // SEED 18 [BLOCKER] (infra/public-storage) {lines: 3} public access block of the exports bucket leaves block_public_policy and restrict_public_buckets off, which is what lets the Principal "*" bucket policy below make every financial export public
   block_public_policy     = false
   ignore_public_acls      = true
   restrict_public_buckets = false

@@ -53,6 +53,26 @@ export function deepMerge(target, source) {
   return target;
 }
 
+/** Selects the user's saved value in a profile <select>; the template renders it as data-current. */
+function selectCurrentOption(select) {
+  const current = select.dataset.current;
+  if (!current) {
+    return;
+  }
+  if (![...select.options].some((option) => option.value === current)) {
+    select.add(new Option(current, current));
+  }
+  select.value = current;
+}
+
+function fillPreferencesForm(form, prefs) {
+  form.elements.theme.value = prefs.theme;
+  form.elements.density.value = prefs.dashboard.density;
+  form.elements.notifyEmail.checked = prefs.notifications.email;
+  form.elements.notifyProduct.checked = prefs.notifications.product;
+  form.elements.weeklyDigest.checked = prefs.notifications.weeklyDigest;
+}
+
 /**
  * Display settings shared as a link: /account#prefs=<url-encoded JSON>. Anyone can build
  * such a link, so only the theme and the dashboard density are taken from it, and only with
@@ -81,26 +101,6 @@ function readSharedPreferences() {
     prefs.dashboard = { density: shared.dashboard.density };
   }
   return prefs;
-}
-
-/** Selects the user's saved value in a profile <select>; the template renders it as data-current. */
-function selectCurrentOption(select) {
-  const current = select.dataset.current;
-  if (!current) {
-    return;
-  }
-  if (![...select.options].some((option) => option.value === current)) {
-    select.add(new Option(current, current));
-  }
-  select.value = current;
-}
-
-function fillPreferencesForm(form, prefs) {
-  form.elements.theme.value = prefs.theme;
-  form.elements.density.value = prefs.dashboard.density;
-  form.elements.notifyEmail.checked = prefs.notifications.email;
-  form.elements.notifyProduct.checked = prefs.notifications.product;
-  form.elements.weeklyDigest.checked = prefs.notifications.weeklyDigest;
 }
 
 async function loadPreferences(form) {

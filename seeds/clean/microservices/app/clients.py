@@ -150,8 +150,11 @@ class PaymentsClient(_ServiceClient):
         """Charge the customer's default payment method; returns the charge id.
 
         `request_id` identifies this charge request and is sent as the Idempotency-Key.
-        A caller that retries the same checkout (for instance after an UpstreamError
-        with status None, when the outcome is unknown) must pass the same id again.
+        Raises UpstreamError with the HTTP status when payments rejected the charge (4xx),
+        and with status None when the outcome is unknown: connection errors, timeouts and
+        5xx answers (a gateway's 502/504 says nothing about whether payments applied the
+        charge) that persist through the retries. A caller that retries the same checkout
+        after status None must pass the same id again.
         """
         payload = {
             "order_id": order_id,
@@ -161,15 +164,27 @@ class PaymentsClient(_ServiceClient):
         }
         url = self._url("/v2/charges")
         # The caller's key on every attempt: payments answers a repeated key with the
-        # original charge, so retrying after a lost response cannot bill twice.
+        # original charge, so retrying after a lost response or a 5xx cannot bill twice.
         headers = {"X-Request-Source": "orders", "Idempotency-Key": request_id}
+        last_failure = "no attempt made"
         for attempt in range(1, self._config.max_attempts + 1):
+            if attempt > 1:
+                time.sleep(self._backoff_delay(attempt - 1))
             try:
                 resp = self._session.post(url, json=payload, headers=headers, timeout=self.timeout)
             except (requests.ConnectionError, requests.Timeout) as exc:
-                if attempt == self._config.max_attempts:
-                    raise UpstreamError(self.service_name, None, str(exc)) from exc
-                time.sleep(self._backoff_delay(attempt))
+                last_failure = str(exc)
+                log.warning("payment charge for order %s failed (attempt %d): %s", order_id, attempt, exc)
+                continue
+            if resp.status_code >= 500:
+                last_failure = f"status {resp.status_code}"
+                log.warning(
+                    "payment charge for order %s answered %s (attempt %d) request_id=%s",
+                    order_id,
+                    resp.status_code,
+                    attempt,
+                    resp.headers.get("X-Request-Id", "-"),
+                )
                 continue
             if resp.status_code >= 400:
                 log.error(
@@ -179,7 +194,9 @@ class PaymentsClient(_ServiceClient):
                     resp.headers.get("X-Request-Id", "-"),
                 )
             return self._check(resp)["charge_id"]
-        raise UpstreamError(self.service_name, None, "retries exhausted")
+        raise UpstreamError(
+            self.service_name, None, f"outcome unknown after {self._config.max_attempts} attempts: {last_failure}"
+        )
 
     def refund(self, charge_id: str, amount: Decimal, reason: str, request_id: str) -> str:
         """Refund part or all of a charge; `request_id` identifies this refund request."""

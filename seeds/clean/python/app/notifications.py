@@ -226,8 +226,22 @@ async def provider_event(
                 return
             new_status = repo.InvoiceStatus.PAID
         case "charge.refunded":
-            if not await asyncio.to_thread(repo.mark_refunded, invoice_id):
-                log.warning("refund for invoice %s which is not paid; nothing changed", invoice_id)
+            # The event carries one refund: data.id is the refund's id, data.amount and
+            # data.currency what was refunded (a part of the charge or all of it).
+            try:
+                amount = Decimal(data["amount"])
+                currency = str(data["currency"]).upper()
+                reference = str(data["id"])
+                if not amount.is_finite() or amount <= 0:
+                    raise ValueError("refund amount must be positive")
+            except (KeyError, TypeError, ValueError, ArithmeticError):
+                raise HTTPException(status.HTTP_400_BAD_REQUEST, "malformed refund event") from None
+            refund = await asyncio.to_thread(repo.record_refund, invoice_id, amount, currency, reference)
+            if refund is repo.RefundResult.UNKNOWN_INVOICE:
+                log.error("refund %s for unknown invoice %s needs manual reconciliation", reference, invoice_id)
+            if refund is repo.RefundResult.PARTIAL:
+                log.info("refund %s recorded for invoice %s; its status is unchanged", reference, invoice_id)
+            if refund is not repo.RefundResult.REFUNDED:
                 return
             new_status = repo.InvoiceStatus.REFUNDED
     invoice = await asyncio.to_thread(repo.get_invoice, invoice_id)

@@ -31,6 +31,13 @@ class PaymentResult(str, Enum):
     PARTIAL = "partial"  # recorded, but the invoice is not yet covered in its currency
 
 
+class RefundResult(str, Enum):
+    DUPLICATE = "duplicate"  # this refund was already recorded
+    PARTIAL = "partial"  # recorded; refunds do not cover the payments, the status is unchanged
+    REFUNDED = "refunded"  # the paid invoice is now fully refunded
+    UNKNOWN_INVOICE = "unknown_invoice"  # no such invoice; nothing recorded
+
+
 class InvoiceStatus(str, Enum):
     DRAFT = "draft"
     OPEN = "open"
@@ -233,11 +240,32 @@ def record_payment(
     return PaymentResult.PAID if paid else PaymentResult.PARTIAL
 
 
-def mark_refunded(invoice_id: int) -> bool:
-    """Move a paid invoice to refunded; False when it was not paid (nothing changed)."""
+def record_refund(invoice_id: int, amount: Decimal, currency: str, reference: str) -> RefundResult:
+    """Store a provider refund and mark a paid invoice refunded once refunds cover its payments.
+
+    A partial refund is recorded but leaves the invoice paid. Only refunds and payments in
+    the invoice currency are compared, so a refund in another currency never flips it.
+    """
     with connection() as conn:
+        row = conn.execute(
+            "SELECT status FROM invoices WHERE id = %s FOR UPDATE", (invoice_id,)
+        ).fetchone()
+        if row is None:
+            return RefundResult.UNKNOWN_INVOICE
+        inserted = conn.execute(
+            "INSERT INTO refunds (invoice_id, amount, currency, reference, received_at)"
+            " VALUES (%s, %s, %s, %s, now()) ON CONFLICT (reference) DO NOTHING RETURNING id",
+            (invoice_id, amount, currency, reference),
+        ).fetchone()
+        if inserted is None:
+            return RefundResult.DUPLICATE
         updated = conn.execute(
-            "UPDATE invoices SET status = %s WHERE id = %s AND status = %s",
+            "UPDATE invoices i SET status = %s"
+            " WHERE i.id = %s AND i.status = %s"
+            " AND (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r"
+            "      WHERE r.invoice_id = i.id AND r.currency = i.currency)"
+            "  >= (SELECT COALESCE(SUM(p.amount), 0) FROM payments p"
+            "      WHERE p.invoice_id = i.id AND p.currency = i.currency)",
             (InvoiceStatus.REFUNDED.value, invoice_id, InvoiceStatus.PAID.value),
         ).rowcount
-    return updated == 1
+    return RefundResult.REFUNDED if updated == 1 else RefundResult.PARTIAL

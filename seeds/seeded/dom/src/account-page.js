@@ -45,21 +45,6 @@ export function deepMerge(target, source) {
   return target;
 }
 
-/** Preferences an admin shared as a link: /account#prefs=<url-encoded JSON>. */
-// SEED 17 [MAJOR] (core/unvalidated-input) {lines: 12} the link's JSON is taken whole although anyone can build such a link: nothing limits it to the display settings a shared preset may set, so #prefs={"notifications":{"email":false}} switches off the victim's security alerts (or plants keys the form never shows) and their next save persists it
-function readSharedPreferences() {
-  const match = location.hash.match(/^#prefs=(.+)$/);
-  if (!match) {
-    return {};
-  }
-  try {
-    return JSON.parse(decodeURIComponent(match[1]));
-  } catch (err) {
-    console.warn('ignoring malformed shared preferences link', err);
-    return {};
-  }
-}
-
 /** Selects the user's saved value in a profile <select>; the template renders it as data-current. */
 function selectCurrentOption(select) {
   const current = select.dataset.current;
@@ -78,6 +63,21 @@ function fillPreferencesForm(form, prefs) {
   form.elements.notifyEmail.checked = prefs.notifications.email;
   form.elements.notifyProduct.checked = prefs.notifications.product;
   form.elements.weeklyDigest.checked = prefs.notifications.weeklyDigest;
+}
+
+/** Preferences an admin shared as a link: /account#prefs=<url-encoded JSON>. */
+// SEED 17 [MAJOR] (core/unvalidated-input) {lines: 20} the link's JSON is taken whole and loadPreferences merges it over the saved preferences, although anyone can build such a link: nothing limits it to the display settings a shared preset may set, so #prefs={"notifications":{"email":false}} switches off the victim's security alerts (or plants keys the form never shows) and their next save persists it
+function readSharedPreferences() {
+  const match = location.hash.match(/^#prefs=(.+)$/);
+  if (!match) {
+    return {};
+  }
+  try {
+    return JSON.parse(decodeURIComponent(match[1]));
+  } catch (err) {
+    console.warn('ignoring malformed shared preferences link', err);
+    return {};
+  }
 }
 
 async function loadPreferences(form) {

@@ -147,7 +147,12 @@ class PaymentsClient(_ServiceClient):
         self._session.verify = config.ca_bundle or True
 
     def charge(self, order_id: str, customer_id: str, amount: Decimal, currency: str) -> str:
-        """Charge the customer's default payment method; returns the charge id."""
+        """Charge the customer's default payment method; returns the charge id.
+
+        Raises UpstreamError with the HTTP status when payments rejected the charge (4xx),
+        and with status None when the outcome is unknown (a connection error, or a 5xx:
+        a gateway's 502/504 says nothing about whether payments applied the charge).
+        """
         payload = {
             "order_id": order_id,
             "customer_id": customer_id,
@@ -174,6 +179,8 @@ class PaymentsClient(_ServiceClient):
                     # SEED 6 [CRITICAL] (core/secrets-in-logs) logs the sent request headers, which include the service's bearer token in the Authorization header
                     resp.request.headers,
                 )
+            if resp.status_code >= 500:
+                raise UpstreamError(self.service_name, None, f"outcome unknown: status {resp.status_code}")
             return self._check(resp)["charge_id"]
         raise UpstreamError(self.service_name, None, "retries exhausted")
 

@@ -201,6 +201,7 @@ async def provider_event(
                 return
             new_status = repo.InvoiceStatus.PAID
         case "charge.refunded":
+            # SEED 18 [MAJOR] (core/logic-error) the refund's amount is never read or recorded: any charge.refunded, a partial refund of 10 on a 1,000 invoice included, moves the whole paid invoice to refunded and notifies the customer's endpoints
             if not await asyncio.to_thread(repo.mark_refunded, invoice_id):
                 log.warning("refund for invoice %s which is not paid; nothing changed", invoice_id)
                 return

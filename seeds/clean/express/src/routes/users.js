@@ -68,7 +68,8 @@ module.exports = function usersRouter({ db, tokens, requireUser, mailer }) {
         { $set: { resetTokenHash: sha256(token), resetExpiresAt: new Date(Date.now() + RESET_TOKEN_TTL_MS) } },
       );
       if (matchedCount === 1) {
-        await mailer.sendPasswordReset(email, token);
+        // Not awaited: known and unknown addresses must answer alike, with no timing or error difference.
+        mailer.sendPasswordReset(email, token).catch((err) => req.log.error({ err }, 'password reset mail failed'));
       }
       res.status(202).end();
     }),

@@ -83,6 +83,7 @@ export async function inviteMember(projectId: string, _prev: ActionState, formDa
   const token = randomBytes(32).toString('base64url');
   const invited = await prisma.$transaction(async (tx) => {
     // Lock the project row so concurrent invitations are counted one at a time.
+    // BORDERLINE 1 the seat limit is read from Project.seatLimit while the billing webhook writes BillingAccount.seatLimit; how a project's limit follows its billing account (a sync job, a trigger or a per-project allowance) lives in schema and code outside this diff
     const [locked] = await tx.$queryRaw<{ name: string; seatLimit: number }[]>`
       SELECT name, "seatLimit" FROM "Project" WHERE id = ${projectId} FOR UPDATE`;
     if (!locked) {

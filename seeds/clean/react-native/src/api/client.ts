@@ -169,21 +169,36 @@ async function refreshSession(refreshToken: string): Promise<Session> {
 /** Shared by all callers while a refresh is running, so the refresh token is used once. */
 let refreshInFlight: Promise<Session> | null = null;
 
-async function validAccessToken(): Promise<string> {
-  if (!current) throw new AuthError("Not signed in");
-  if (current.expiresAt - Date.now() > EXPIRY_SKEW_MS) return current.accessToken;
+function sharedRefresh(session: Session): Promise<Session> {
   if (!refreshInFlight) {
-    refreshInFlight = refreshSession(current.refreshToken).finally(() => {
+    refreshInFlight = refreshSession(session.refreshToken).finally(() => {
       refreshInFlight = null;
     });
   }
-  const refreshed = await refreshInFlight;
+  return refreshInFlight;
+}
+
+async function validAccessToken(): Promise<string> {
+  if (!current) throw new AuthError("Not signed in");
+  if (current.expiresAt - Date.now() > EXPIRY_SKEW_MS) return current.accessToken;
+  const refreshed = await sharedRefresh(current);
   return refreshed.accessToken;
 }
 
-export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const token = await validAccessToken();
-  const response = await send(`${API_URL}${path}`, {
+/**
+ * The API rejected `rejected` although it looked valid here (device clock moved, server-side
+ * rotation): refresh once, unless another caller already replaced the token. A rejected
+ * refresh token signs out in refreshSession.
+ */
+async function replacementAccessToken(rejected: string): Promise<string> {
+  if (!current) throw new AuthError("Not signed in");
+  if (current.accessToken !== rejected) return current.accessToken;
+  const refreshed = await sharedRefresh(current);
+  return refreshed.accessToken;
+}
+
+function sendAuthorized(path: string, init: { method?: string; body?: unknown }, token: string): Promise<Response> {
+  return send(`${API_URL}${path}`, {
     method: init.method ?? "GET",
     headers: {
       Accept: "application/json",
@@ -192,8 +207,19 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
     },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
+}
+
+export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  let token = await validAccessToken();
+  let response = await sendAuthorized(path, init, token);
   if (response.status === 401) {
-    await signOut();
+    // A 401 means the request was not processed, so one retry with a fresh token is safe.
+    token = await replacementAccessToken(token);
+    response = await sendAuthorized(path, init, token);
+  }
+  if (response.status === 401) {
+    // Only end the session this request used; a newer session from a concurrent sign-in stays.
+    if (current?.accessToken === token) await signOut();
     throw new AuthError("Your session has expired");
   }
   if (!response.ok) {

@@ -163,7 +163,7 @@ export function AppointmentsScreen({ navigation }: Props) {
         onEndReached={loadMore}
         onEndReachedThreshold={0.5}
         refreshControl={<RefreshControl refreshing={refreshing} onRefresh={refresh} />}
-        ListEmptyComponent={refreshing ? null : <Text style={styles.empty}>No upcoming appointments.</Text>}
+        ListEmptyComponent={refreshing || error ? null : <Text style={styles.empty}>No upcoming appointments.</Text>}
         ListFooterComponent={hasMore && rows.length > 0 ? <ActivityIndicator style={styles.footer} /> : null}
       />
     </View>

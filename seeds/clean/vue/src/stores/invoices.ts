@@ -41,6 +41,21 @@ const REQUEST_TIMEOUT_MS = 15_000;
 /** Incremented per list request; only the newest response may update the store. */
 let latestListRequest = 0;
 
+/**
+ * One idempotency key per invoice payment, kept until the server confirms it: a retry after a
+ * timeout or a lost response reuses the key, so the billing API records the payment only once.
+ */
+const pendingPaymentKeys = new Map<string, string>();
+
+function paymentKey(invoiceId: string): string {
+  let key = pendingPaymentKeys.get(invoiceId);
+  if (key === undefined) {
+    key = crypto.randomUUID();
+    pendingPaymentKeys.set(invoiceId, key);
+  }
+  return key;
+}
+
 export class HttpError extends Error {
   constructor(public readonly status: number, message: string) {
     super(message);
@@ -150,15 +165,19 @@ export const useInvoiceStore = defineStore("invoices", {
       }
     },
 
+    /** Records a manual payment for each open invoice in ids; invoices in any other status are left alone. */
     async markPaid(ids: string[]) {
+      const payable = ids.filter((id) => this.byId(id)?.status === "open");
       const paid = new Set<string>();
       const failed: string[] = [];
-      for (const id of ids) {
+      for (const id of payable) {
         try {
           await send(`${API_BASE}/invoices/${encodeURIComponent(id)}/payments`, {
             method: "POST",
+            headers: { "Idempotency-Key": paymentKey(id) },
             body: JSON.stringify({ method: "manual" }),
           });
+          pendingPaymentKeys.delete(id);
           paid.add(id);
         } catch (err) {
           console.error(`marking invoice ${id} as paid failed`, err);
@@ -167,7 +186,7 @@ export const useInvoiceStore = defineStore("invoices", {
       }
       this.invoices = this.invoices.map((i) => (paid.has(i.id) ? { ...i, status: "paid" as const } : i));
       if (failed.length > 0) {
-        throw new Error(`${failed.length} of ${ids.length} invoices could not be marked as paid.`);
+        throw new Error(`${failed.length} of ${payable.length} invoices could not be marked as paid.`);
       }
     },
 

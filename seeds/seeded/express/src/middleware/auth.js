@@ -56,6 +56,7 @@ function requireInternalKey({ internalApiKey }) {
   };
 }
 
+// BORDERLINE 5 refresh tokens are issued and stored, but no refresh, rotation or logout route is in this diff (the cookie path names /api/users/refresh); the redeeming endpoint may live in a follow-up, and nothing here accepts the token, so it cannot be abused yet
 function createTokenService({ privateKey, issuer, audience }, refreshTokens) {
   return {
     async issue(user) {

@@ -57,7 +57,7 @@ func (s *Store) Get(ctx context.Context, id int64) (Document, error) {
 }
 
 func (s *Store) ListByOwner(ctx context.Context, ownerID int64, limit int) ([]Document, error) {
-	// SEED 14 [MAJOR] (core/resource-leak) rows is never closed: when scanDocument fails the function returns early and the pooled connection is never released, draining the pool
+	// SEED 14 [MINOR] (core/resource-leak) rows is never closed: when scanDocument fails (a row that no longer matches the struct, e.g. after a schema change) the function returns early and the pooled connection is never released; repeated, this drains the pool
 	rows, err := s.db.QueryContext(ctx, "SELECT "+documentColumns+" FROM documents WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC LIMIT $2", ownerID, limit)
 	if err != nil {
 		return nil, err

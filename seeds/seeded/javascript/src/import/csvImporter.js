@@ -3,7 +3,9 @@
  *
  * Headers map onto nested fields with dot notation ("billing.country"), so a
  * file exported from most CRMs can be imported without a mapping step.
- * Opening balances are converted to the account's currency on the way in.
+ * Opening balances are converted to the account's currency on the way in; the
+ * customer keeps their own billing currency, and the balance as it appeared in
+ * the file is kept next to the converted one (with the rate used).
  * Accepted records belong to the uploader's tenant. Importing is restricted to
  * billing administrators (role "billing-admin") because opening balances become
  * receivables; the upload route only authenticates the actor.
@@ -62,13 +64,16 @@ export class FxClient {
 
 /**
  * RFC 4180 parser: quoted fields, doubled quotes, CRLF or LF line endings.
- * @returns {string[][]}
+ * Each row carries the physical line it starts on (quoted fields may span lines).
+ * @returns {{ line: number, cells: string[] }[]}
  */
-export function parseCsv(text) {
+function parseCsvRows(text) {
   const rows = [];
   let row = [];
   let field = '';
   let inQuotes = false;
+  let line = 1;
+  let rowLine = 1;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (inQuotes) {
@@ -79,6 +84,9 @@ export function parseCsv(text) {
         inQuotes = false;
       } else {
         field += ch;
+        if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) {
+          line++;
+        }
       }
     } else if (ch === '"') {
       inQuotes = true;
@@ -90,9 +98,11 @@ export function parseCsv(text) {
         i++;
       }
       row.push(field);
-      rows.push(row);
+      rows.push({ line: rowLine, cells: row });
       row = [];
       field = '';
+      line++;
+      rowLine = line;
     } else {
       field += ch;
     }
@@ -102,9 +112,14 @@ export function parseCsv(text) {
   }
   if (field !== '' || row.length > 0) {
     row.push(field);
-    rows.push(row);
+    rows.push({ line: rowLine, cells: row });
   }
-  return rows.filter((r) => !(r.length === 1 && r[0].trim() === ''));
+  return rows.filter(({ cells }) => !(cells.length === 1 && cells[0].trim() === ''));
+}
+
+/** @returns {string[][]} */
+export function parseCsv(text) {
+  return parseCsvRows(text).map((row) => row.cells);
 }
 
 function setPath(target, dottedKey, value) {
@@ -148,7 +163,7 @@ function normalise(record, tenantId) {
   const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
   // SEED 19 [BLOCKER] (core/mass-assignment) {lines: 2} every column of the uploaded file is spread over the record after the uploader's tenantId, so a "tenantId" column files customers (with opening balances) under another tenant, and any other field (id, ...) passes through unchecked
   const { openingBalance, ...rest } = record;
-  return { tenantId, ...rest, currency, balanceCents: sign ? -cents : cents };
+  return { tenantId, ...rest, currency, openingBalance: { currency, cents: sign ? -cents : cents }, balanceCurrency: currency, balanceCents: sign ? -cents : cents };
 }
 
 async function rateOrDefault(fx, from, to) {
@@ -173,14 +188,14 @@ export async function importCustomers(csvText, { fx, actor, accountCurrency = 'U
   if (csvText.length > MAX_FILE_CHARS) {
     throw new ImportError('The file is too large to import');
   }
-  const [header, ...rows] = parseCsv(csvText);
+  const [header, ...rows] = parseCsvRows(csvText);
   if (!header) {
     throw new ImportError('The file is empty');
   }
   if (rows.length > maxRows) {
     throw new ImportError(`At most ${maxRows} rows can be imported at once`);
   }
-  const columns = header.map((name) => name.trim());
+  const columns = header.cells.map((name) => name.trim());
   const missing = REQUIRED_COLUMNS.filter((name) => !columns.includes(name));
   if (missing.length > 0) {
     throw new ImportError(`Missing columns: ${missing.join(', ')}`);
@@ -188,23 +203,24 @@ export async function importCustomers(csvText, { fx, actor, accountCurrency = 'U
 
   const accepted = [];
   const rejected = [];
-  rows.forEach((cells, index) => {
+  rows.forEach(({ line, cells }) => {
     try {
       accepted.push(normalise(toRecord(columns, cells), actor.tenantId));
     } catch (err) {
       if (!(err instanceof ImportError)) {
         throw err;
       }
-      rejected.push({ line: index + 2, reason: err.message });
+      rejected.push({ line, reason: err.message });
     }
   });
 
   for (const record of accepted) {
-    if (record.currency !== accountCurrency) {
+    if (record.balanceCurrency !== accountCurrency) {
       // SEED 18 [MAJOR] (core/n-plus-one) one FX HTTP request per imported row although there are only a handful of distinct currencies; a 10k-row file makes 10k calls
-      const rate = await rateOrDefault(fx, record.currency, accountCurrency);
-      record.balanceCents = Math.round(record.balanceCents * rate);
-      record.currency = accountCurrency;
+      const rate = await rateOrDefault(fx, record.balanceCurrency, accountCurrency);
+      record.balanceCents = Math.round(record.openingBalance.cents * rate);
+      record.balanceCurrency = accountCurrency;
+      record.openingBalance.fxRate = rate;
     }
   }
   return { accepted, rejected };

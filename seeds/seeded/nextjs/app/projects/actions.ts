@@ -73,6 +73,7 @@ export async function inviteMember(projectId: string, _prev: ActionState, formDa
 
   // SEED 5 [CRITICAL] (core/race-condition) seat usage is counted and the invitation created in separate statements; concurrent invites all pass the check and exceed the plan's seat limit
   const [project, members, pending] = await Promise.all([
+    // BORDERLINE 1 the seat limit is read from Project.seatLimit while the billing webhook writes BillingAccount.seatLimit; how a project's limit follows its billing account (a sync job, a trigger or a per-project allowance) lives in schema and code outside this diff
     prisma.project.findUniqueOrThrow({ where: { id: projectId }, select: { name: true, seatLimit: true } }),
     prisma.membership.count({ where: { projectId } }),
     prisma.invitation.count({ where: { projectId, acceptedAt: null, expiresAt: { gt: new Date() } } }),

@@ -104,7 +104,7 @@ export const useInvoiceStore = defineStore("invoices", {
     },
 
     outstanding(state): number {
-      // SEED 3 [MAJOR] (core/float-money) summing parseFloat amounts accumulates binary rounding error (0.1 + 0.2 = 0.30000000000000004), so the outstanding total drifts by cents on large accounts
+      // SEED 3 [MINOR] (core/float-money) summing parseFloat amounts accumulates binary rounding error (0.1 + 0.2 = 0.30000000000000004); currency formatting hides it today, but the total is not exact money and breaks as soon as it is compared or sent on
       return state.invoices.filter((i) => i.status === "open").reduce((sum, i) => sum + parseFloat(i.amount), 0);
     },
 
@@ -120,7 +120,7 @@ export const useInvoiceStore = defineStore("invoices", {
       const params = new URLSearchParams({ status: this.status, q: this.search });
       try {
         const data = await send<InvoiceList>(`${API_BASE}/invoices?${params}`);
-        // SEED 6 [CRITICAL] (core/race-condition) responses are applied in arrival order, so a slow earlier search can overwrite the current one and "select all / mark paid" then acts on invoices outside the filter
+        // SEED 6 [MAJOR] (core/race-condition) responses are applied in arrival order, so a slow earlier search can overwrite the current one and "select all / mark paid" then acts on invoices outside the filter
         this.invoices = data.items;
         this.currency = data.currency;
       } catch (err) {
@@ -146,16 +146,17 @@ export const useInvoiceStore = defineStore("invoices", {
     },
 
     async markPaid(ids: string[]) {
-      for (const id of ids) {
+      const payable = ids.filter((id) => this.byId(id)?.status === "open");
+      for (const id of payable) {
         try {
           await send(`${API_BASE}/invoices/${encodeURIComponent(id)}/payments`, {
             method: "POST",
             body: JSON.stringify({ method: "manual" }),
           });
-        // SEED 5 [MAJOR] (core/swallowed-error) failures are silently ignored and every selected invoice is then shown as paid, so the UI claims payments the server never recorded
+        // SEED 5 [MAJOR] (core/swallowed-error) failures are silently ignored and every selected open invoice is then shown as paid, so the UI claims payments the server never recorded
         } catch {}
       }
-      this.invoices = this.invoices.map((i) => (ids.includes(i.id) ? { ...i, status: "paid" as const } : i));
+      this.invoices = this.invoices.map((i) => (payable.includes(i.id) ? { ...i, status: "paid" as const } : i));
     },
 
     /** The server renders the body from the account's saved template. */
@@ -173,6 +174,7 @@ export const useInvoiceStore = defineStore("invoices", {
 
     async exportCsv(): Promise<Blob> {
       const params = new URLSearchParams({ status: this.status, q: this.search, format: "csv" });
+      // SEED 16 [CRITICAL] (core/missing-authorization) {lines: 2} the export authenticates with one shared service account and sends no user session or tenant, so the reports service cannot scope the CSV to what the signed-in user may see
       const response = await fetch(`${REPORTS_URL}?${params}`, {
         headers: { Authorization: REPORTS_AUTH },
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),

@@ -45,19 +45,45 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
   saving = false;
 
   ngOnInit(): void {
-    // BORDERLINE 2 non-null assertion relies on the route config (not in this diff) always declaring an :id parameter for this component
-    const ticketId = this.route.snapshot.paramMap.get('id')!;
-    this.loadTicket(ticketId);
+    // The router reuses this component when a related-ticket link changes only :id, so the
+    // ticket and its comment polling follow the route parameter, not a one-time snapshot.
+    const ticketIds$ = this.route.paramMap.pipe(
+      // BORDERLINE 2 non-null assertion relies on the route config (not in this diff) always declaring an :id parameter for this component
+      map((params) => params.get('id')!),
+      distinctUntilChanged(),
+    );
 
-    interval(COMMENT_POLL_INTERVAL_MS)
+    ticketIds$
       .pipe(
-        startWith(0),
-        switchMap(() =>
-          this.tickets.listComments(ticketId).pipe(
-            catchError(() => {
-              this.commentsFailed = true;
+        switchMap((ticketId) => {
+          this.resetForTicket();
+          return this.tickets.getTicket(ticketId).pipe(
+            catchError((err: unknown) => {
+              this.handleLoadError(ticketId, err);
               return EMPTY;
             }),
+          );
+        }),
+        takeUntil(this.destroy$),
+      )
+      .subscribe((ticket) => {
+        this.ticket = ticket;
+        this.descriptionHtml = ticket.descriptionHtml;
+      });
+
+    ticketIds$
+      .pipe(
+        switchMap((ticketId) =>
+          interval(COMMENT_POLL_INTERVAL_MS).pipe(
+            startWith(0),
+            switchMap(() =>
+              this.tickets.listComments(ticketId).pipe(
+                catchError(() => {
+                  this.commentsFailed = true;
+                  return EMPTY;
+                }),
+              ),
+            ),
           ),
         ),
         takeUntil(this.destroy$),
@@ -134,9 +160,12 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
       .pipe(takeUntil(this.destroy$))
       .subscribe({
         next: (comment) => {
+          this.saving = false;
+          if (this.ticket?.id !== ticketId) {
+            return; // the agent has moved on to another ticket
+          }
           this.comments = [...this.comments, comment];
           this.replyControl.reset();
-          this.saving = false;
         },
         error: () => {
           this.loadError = 'Your reply was not sent. Please try again.';
@@ -167,23 +196,22 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
     return item.id;
   }
 
-  private loadTicket(id: string): void {
-    this.tickets
-      .getTicket(id)
-      .pipe(takeUntil(this.destroy$))
-      .subscribe({
-        next: (ticket) => {
-          this.ticket = ticket;
-          this.descriptionHtml = ticket.descriptionHtml;
-        },
-        error: (err: unknown) => {
-          if (err instanceof HttpErrorResponse && err.status === 404) {
-            void this.router.navigate(['/tickets'], { queryParams: { missing: id } });
-            return;
-          }
-          this.loadError = 'This ticket could not be loaded.';
-        },
-      });
+  private resetForTicket(): void {
+    this.ticket = null;
+    this.descriptionHtml = '';
+    this.comments = [];
+    this.commentsFailed = false;
+    this.loadError = null;
+    this.saving = false;
+    this.replyForm.reset();
+  }
+
+  private handleLoadError(id: string, err: unknown): void {
+    if (err instanceof HttpErrorResponse && err.status === 404) {
+      void this.router.navigate(['/tickets'], { queryParams: { missing: id } });
+      return;
+    }
+    this.loadError = 'This ticket could not be loaded.';
   }
 
   private applySearch(result: TicketPage): void {

@@ -270,10 +270,25 @@ internal static class Csv
     }
 }
 
+/// <summary>
+/// Rejects amounts with more than two decimal places: money columns are decimal(18,2), so a finer
+/// amount would be stored rounded and no longer match the totals computed from it.
+/// </summary>
+[AttributeUsage(AttributeTargets.Parameter | AttributeTargets.Property)]
+public sealed class MoneyScaleAttribute : ValidationAttribute
+{
+    public MoneyScaleAttribute()
+        : base("The field {0} must have at most two decimal places.")
+    {
+    }
+
+    public override bool IsValid(object? value) => value is not decimal amount || decimal.Round(amount, 2) == amount;
+}
+
 public sealed record InvoiceLineRequest(
     [Required, StringLength(500)] string Description,
     [Range(1, 100_000)] int Quantity,
-    [Range(typeof(decimal), "0", "10000000")] decimal UnitPrice);
+    [Range(typeof(decimal), "0", "10000000"), MoneyScale] decimal UnitPrice);
 
 public sealed record CreateInvoiceRequest(
     int CustomerId,
@@ -285,7 +300,7 @@ public sealed record UpdateInvoiceRequest(
     [Required, MinLength(1), MaxLength(500)] IReadOnlyList<InvoiceLineRequest> Lines);
 
 public sealed record RecordPaymentRequest(
-    [Range(typeof(decimal), "0.01", "10000000")] decimal Amount,
+    [Range(typeof(decimal), "0.01", "10000000"), MoneyScale] decimal Amount,
     [Required, StringLength(32)] string Method,
     [Required, StringLength(128)] string ExternalReference);
 

@@ -130,12 +130,15 @@ final class SessionStore: ObservableObject {
         defer { if sessionGeneration == generation { refreshTask = nil } }
         do {
             let tokens = try await task.value
-            // Signed out while the refresh was in flight: drop the new tokens.
-            guard sessionGeneration == generation else { throw APIError.unauthorized }
+            // Signed out while the refresh was in flight: drop the new tokens and leave the
+            // current state (signed out, or a newer sign-in) alone.
+            guard sessionGeneration == generation else { throw CancellationError() }
             try store(tokens)
             return tokens
         } catch APIError.unauthorized {
-            signOut()
+            // Only a rejection of this session's refresh token ends it; a stale refresh that
+            // fails after a sign-out and a new sign-in must not sign the new session out.
+            if sessionGeneration == generation { signOut() }
             throw APIError.unauthorized
         }
     }

@@ -68,6 +68,7 @@ final class OrderListViewModel: ObservableObject {
     private var nextPage = 1
     private var totalPages = 1
     private var refreshTimer: Timer?
+    private var reloadPending = false
 
     /// Delivery windows arrive as UTC wall-clock strings, e.g. "2024-05-02 14:00".
     private static let deliveryWindowParser: DateFormatter = {
@@ -100,17 +101,23 @@ final class OrderListViewModel: ObservableObject {
     }
 
     func reload() {
-        guard !isLoading else { return }
-        nextPage = 1
-        totalPages = 1
-        orders = []
-        loadNextPage()
+        // A reload asked for while a page is loading (e.g. after a cancel) runs when it finishes.
+        guard !isLoading else {
+            reloadPending = true
+            return
+        }
+        load(page: 1)
     }
 
     func loadNextPage() {
         guard !isLoading, nextPage <= totalPages else { return }
+        load(page: nextPage)
+    }
+
+    /// Page 1 replaces the list only once it has arrived, so a failed background refresh
+    /// keeps the rows already on screen.
+    private func load(page: Int) {
         isLoading = true
-        let page = nextPage
         Task {
             do {
                 let token = try await session.validAccessToken()
@@ -120,18 +127,27 @@ final class OrderListViewModel: ObservableObject {
                     token: token
                 )
                 await MainActor.run {
-                    self.orders.append(contentsOf: result.orders)
+                    self.orders = page == 1 ? result.orders : self.orders + result.orders
                     self.totalPages = result.totalPages
                     self.nextPage = page + 1
-                    self.isLoading = false
+                    self.errorMessage = nil
+                    self.finishLoading()
                 }
             } catch {
                 self.logger.error("Loading orders page \(page) failed: \(String(describing: error), privacy: .public)")
                 await MainActor.run {
                     self.errorMessage = "Your orders could not be loaded."
-                    self.isLoading = false
+                    self.finishLoading()
                 }
             }
+        }
+    }
+
+    private func finishLoading() {
+        isLoading = false
+        if reloadPending {
+            reloadPending = false
+            reload()
         }
     }
 

@@ -61,7 +61,7 @@ export class AuthTokenStore {
             return res.accessToken;
           }),
           catchError((err: HttpErrorResponse) => {
-            // SEED 16 [CRITICAL] (core/secrets-in-logs) the agent's live bearer token is put in a telemetry event payload, so it is stored in the analytics backend and visible to anyone with dashboard access
+            // SEED 16 [MAJOR] (core/secrets-in-logs) the agent's bearer token is put in a telemetry event payload, so it is stored in the analytics backend and visible to anyone with dashboard access; usually it is the token the API just rejected, but the token read from the shared localStorage may be a fresh one another tab stored, or one rejected for a reason other than expiry
             this.telemetry.trackEvent('auth.refresh_failed', { status: err.status, token: this.accessToken });
             this.clear();
             return throwError(() => err);

@@ -45,6 +45,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
 
   ngOnInit(): void {
     // BORDERLINE 1 non-null assertion relies on the route config (not in this diff) always declaring an :id parameter for this component
+    // SEED 20 [MAJOR] (core/logic-error) the ticket id is read once from the route snapshot, but the related-ticket links route to /tickets/<other id> and the router reuses this component for them, so the URL changes while the page keeps showing, polling, replying to and closing the previous ticket
     const ticketId = this.route.snapshot.paramMap.get('id')!;
     this.loadTicket(ticketId);
 

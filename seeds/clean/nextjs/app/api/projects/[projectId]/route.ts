@@ -79,6 +79,12 @@ export async function PATCH(request: NextRequest, { params }: RouteContext) {
   if (!parsed.success) {
     return NextResponse.json({ error: 'invalid request', issues: parsed.error.flatten().fieldErrors }, { status: 400 });
   }
+  // Editors change the content. Visibility decides who beyond the members can see the project and
+  // archiving takes it out of use, so, like inviting members, those are admin decisions.
+  const changesAccess = parsed.data.visibility !== undefined || parsed.data.status !== undefined;
+  if (changesAccess && !hasRole(access.membership, 'admin')) {
+    return forbidden();
+  }
   const project = await prisma.project.update({
     where: { id: projectId },
     data: parsed.data,

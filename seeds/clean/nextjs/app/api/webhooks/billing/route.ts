@@ -61,11 +61,26 @@ function verifySignature(payload: string, header: string | null): boolean {
   return provided.length === expected.length && timingSafeEqual(provided, expected);
 }
 
+/** No billing account for the event's customer (yet): the event must not be recorded as processed. */
+class UnknownCustomerError extends Error {
+  constructor(readonly customerId: string) {
+    super(`no billing account for customer ${customerId}`);
+    this.name = 'UnknownCustomerError';
+  }
+}
+
+const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(EventType));
+
 async function applyEvent(tx: Prisma.TransactionClient, event: BillingEvent) {
+  if (!KNOWN_EVENT_TYPES.has(event.type)) {
+    logger.info({ eventId: event.id, type: event.type }, 'ignoring billing event');
+    return;
+  }
   const account = await tx.billingAccount.findUnique({ where: { customerId: event.data.customerId } });
   if (!account) {
-    logger.warn({ eventId: event.id, customerId: event.data.customerId }, 'billing event for unknown customer');
-    return;
+    // The provider can send a customer's first events before the account row is committed.
+    // Throwing rolls back the webhookEvent row too, so a redelivery is applied instead of skipped.
+    throw new UnknownCustomerError(event.data.customerId);
   }
   // The provider does not deliver events in order, and a failed delivery is retried later, so
   // subscription state and payment state each only move forward: an event older than the one
@@ -143,6 +158,11 @@ export async function POST(request: NextRequest) {
   } catch (err) {
     if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
       return NextResponse.json({ received: true, duplicate: true });
+    }
+    if (err instanceof UnknownCustomerError) {
+      // Not processed: a non-2xx answer makes the provider redeliver it on its own backoff schedule.
+      logger.warn({ eventId: event.id, customerId: err.customerId }, 'billing event for unknown customer, redelivery requested');
+      return NextResponse.json({ error: 'unknown customer' }, { status: 503 });
     }
     logger.error({ err, eventId: event.id }, 'billing webhook processing failed');
     return NextResponse.json({ error: 'processing failed' }, { status: 500 });

@@ -42,6 +42,11 @@ async function membership(projectId: string, userId: string): Promise<Role | nul
   return rows[0]?.role ?? null;
 }
 
+function clampOffset(raw: string | null): number {
+  const parsed = Number.parseInt(raw ?? "", 10);
+  return Number.isSafeInteger(parsed) && parsed > 0 ? parsed : 0;
+}
+
 function clampLimit(raw: string | null): number {
   const parsed = Number.parseInt(raw ?? "", 10);
   if (!Number.isFinite(parsed) || parsed < 1) return DEFAULT_LIMIT;
@@ -85,13 +90,14 @@ export const load: PageServerLoad = async ({ params, url, locals }) => {
   const sort = Object.hasOwn(SORT_COLUMNS, requestedSort) ? requestedSort : "due_on";
   const direction = url.searchParams.get("dir") === "desc" ? "DESC" : "ASC";
   const limit = clampLimit(url.searchParams.get("limit"));
+  const offset = clampOffset(url.searchParams.get("offset"));
   const { rows: tasks } = await pool.query<TaskRow>(
     `SELECT id, title, status, assignee_name, to_char(due_on, 'YYYY-MM-DD') AS due_on
        FROM tasks
       WHERE project_id = $1
       ORDER BY ${SORT_COLUMNS[sort]} ${direction} NULLS LAST, id
-      LIMIT $2`,
-    [params.id, limit],
+      LIMIT $2 OFFSET $3`,
+    [params.id, limit, offset],
   );
 
   const { rows: counts } = await pool.query<{ total: number; done: number }>(
@@ -100,7 +106,7 @@ export const load: PageServerLoad = async ({ params, url, locals }) => {
   );
   const taskCounts = counts[0] ?? { total: 0, done: 0 };
 
-  return { project, tasks, taskCounts, role, sort, direction };
+  return { project, tasks, taskCounts, role, sort, direction, limit, offset };
 };
 
 export const actions: Actions = {

@@ -54,11 +54,26 @@ function verifySignature(payload: string, header: string | null): boolean {
   return signature === expected;
 }
 
+/** No billing account for the event's customer (yet): the event must not be recorded as processed. */
+class UnknownCustomerError extends Error {
+  constructor(readonly customerId: string) {
+    super(`no billing account for customer ${customerId}`);
+    this.name = 'UnknownCustomerError';
+  }
+}
+
+const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(EventType));
+
 async function applyEvent(tx: Prisma.TransactionClient, event: BillingEvent) {
+  if (!KNOWN_EVENT_TYPES.has(event.type)) {
+    logger.info({ eventId: event.id, type: event.type }, 'ignoring billing event');
+    return;
+  }
   const account = await tx.billingAccount.findUnique({ where: { customerId: event.data.customerId } });
   if (!account) {
-    logger.warn({ eventId: event.id, customerId: event.data.customerId }, 'billing event for unknown customer');
-    return;
+    // The provider can send a customer's first events before the account row is committed.
+    // Throwing rolls back the webhookEvent row too, so a redelivery is applied instead of skipped.
+    throw new UnknownCustomerError(event.data.customerId);
   }
   // SEED 14 [MAJOR] (core/missing-case) {symbol: SubscriptionDeleted} EventType.SubscriptionDeleted is never handled, so cancelled subscriptions keep their paid plan and seats indefinitely
   switch (event.type) {

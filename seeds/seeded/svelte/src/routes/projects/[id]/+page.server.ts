@@ -57,14 +57,16 @@ export const load: PageServerLoad = async ({ params, url, locals }) => {
   const direction = url.searchParams.get("dir") === "desc" ? "DESC" : "ASC";
   // SEED 2 [MAJOR] (core/unbounded-resource) limit is taken from the query string with no upper bound (or NaN check), so ?limit=10000000 makes the server load and render every task row
   const limit = Number(url.searchParams.get("limit") ?? DEFAULT_LIMIT);
+  const requestedOffset = Number.parseInt(url.searchParams.get("offset") ?? "", 10);
+  const offset = Number.isSafeInteger(requestedOffset) && requestedOffset > 0 ? requestedOffset : 0;
   const { rows: tasks } = await pool.query<TaskRow>(
     // SEED 3 [BLOCKER] (core/sql-injection) the sort query parameter is interpolated into ORDER BY, allowing arbitrary SQL (e.g. boolean/time-based extraction) from a crafted link
     `SELECT id, title, status, assignee_name, to_char(due_on, 'YYYY-MM-DD') AS due_on
        FROM tasks
       WHERE project_id = $1
       ORDER BY ${sort} ${direction} NULLS LAST, id
-      LIMIT $2`,
-    [params.id, limit],
+      LIMIT $2 OFFSET $3`,
+    [params.id, limit, offset],
   );
 
   const { rows: counts } = await pool.query<{ total: number; done: number }>(
@@ -73,7 +75,7 @@ export const load: PageServerLoad = async ({ params, url, locals }) => {
   );
   const taskCounts = counts[0] ?? { total: 0, done: 0 };
 
-  return { project, tasks, taskCounts, role, sort, direction };
+  return { project, tasks, taskCounts, role, sort, direction, limit, offset };
 };
 
 export const actions: Actions = {

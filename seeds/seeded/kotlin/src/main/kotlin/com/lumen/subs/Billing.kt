@@ -15,6 +15,7 @@ import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.long
 import org.slf4j.LoggerFactory
+import java.time.DateTimeException
 import java.time.Duration
 import java.time.Instant
 import java.time.LocalDateTime
@@ -60,9 +61,13 @@ sealed class BillingEvent {
     abstract val id: String
     abstract val subscriptionId: Long
 
+    /** When the provider created the event. Deliveries can arrive out of order (a failed delivery is retried later). */
+    abstract val occurredAt: Instant
+
     data class PaymentSucceeded(
         override val id: String,
         override val subscriptionId: Long,
+        override val occurredAt: Instant,
         val amountMinor: Long,
         val currency: String,
     ) : BillingEvent()
@@ -70,6 +75,7 @@ sealed class BillingEvent {
     data class PaymentFailed(
         override val id: String,
         override val subscriptionId: Long,
+        override val occurredAt: Instant,
         val attempt: Int,
         val reason: String,
     ) : BillingEvent()
@@ -77,6 +83,7 @@ sealed class BillingEvent {
     data class ChargebackOpened(
         override val id: String,
         override val subscriptionId: Long,
+        override val occurredAt: Instant,
         val disputeId: String,
         val amountMinor: Long,
     ) : BillingEvent()
@@ -84,6 +91,7 @@ sealed class BillingEvent {
     data class SubscriptionCanceled(
         override val id: String,
         override val subscriptionId: Long,
+        override val occurredAt: Instant,
     ) : BillingEvent()
 
     companion object {
@@ -97,6 +105,12 @@ sealed class BillingEvent {
 
         private fun JsonObject.number(key: String): Long = text(key).toLongOrNull()
             ?: throw BadRequestException("event field '$key' is not a number")
+
+        private fun JsonObject.epochSeconds(key: String): Instant = try {
+            Instant.ofEpochSecond(number(key))
+        } catch (e: DateTimeException) {
+            throw BadRequestException("event field '$key' is not a timestamp", e)
+        }
 
         /** Parses a provider event; returns null for event types this service does not consume. */
         fun parse(payload: String): BillingEvent? {
@@ -113,12 +127,13 @@ sealed class BillingEvent {
             }
             val data = root["data"] as? JsonObject ?: throw BadRequestException("event has no data")
             val id = root.text("id")
+            val occurredAt = root.epochSeconds("created")
             val subscriptionId = data.number("subscription_id")
             return when (type) {
-                "payment.succeeded" -> PaymentSucceeded(id, subscriptionId, data.number("amount"), data.text("currency"))
-                "payment.failed" -> PaymentFailed(id, subscriptionId, data.number("attempt").toInt(), data.text("reason"))
-                "chargeback.opened" -> ChargebackOpened(id, subscriptionId, data.text("dispute_id"), data.number("amount"))
-                "subscription.canceled" -> SubscriptionCanceled(id, subscriptionId)
+                "payment.succeeded" -> PaymentSucceeded(id, subscriptionId, occurredAt, data.number("amount"), data.text("currency"))
+                "payment.failed" -> PaymentFailed(id, subscriptionId, occurredAt, data.number("attempt").toInt(), data.text("reason"))
+                "chargeback.opened" -> ChargebackOpened(id, subscriptionId, occurredAt, data.text("dispute_id"), data.number("amount"))
+                "subscription.canceled" -> SubscriptionCanceled(id, subscriptionId, occurredAt)
                 else -> null
             }
         }
@@ -143,17 +158,19 @@ class BillingEventProcessor(private val repository: SubscriptionRepository) {
         // SEED 10 [MAJOR] (core/missing-case) {symbol: ChargebackOpened} the else branch swallows ChargebackOpened, so a customer who disputes the charge keeps an active subscription and no one is told
         when (event) {
             is BillingEvent.PaymentSucceeded -> {
-                if (!tx.renew(event.subscriptionId)) {
+                if (!tx.renew(event.subscriptionId, event.occurredAt)) {
                     log.warn("payment {} received for canceled or unknown subscription {}", event.id, event.subscriptionId)
                 }
             }
             is BillingEvent.PaymentFailed -> {
                 // SEED 13 [INFO] (core/magic-number) 4 is the dunning limit after which a subscription is suspended; name it (e.g. MAX_PAYMENT_ATTEMPTS) so the policy is visible and tunable
                 val status = if (event.attempt >= 4) SubscriptionStatus.SUSPENDED else SubscriptionStatus.PAST_DUE
-                tx.setStatus(event.subscriptionId, status)
+                if (!tx.setStatus(event.subscriptionId, status, event.occurredAt)) {
+                    log.info("payment failure {} not applied: subscription {} is canceled, unknown or has a newer event", event.id, event.subscriptionId)
+                }
                 log.warn("payment attempt {} failed for subscription {}: {}", event.attempt, event.subscriptionId, event.reason)
             }
-            is BillingEvent.SubscriptionCanceled -> tx.setStatus(event.subscriptionId, SubscriptionStatus.CANCELED)
+            is BillingEvent.SubscriptionCanceled -> tx.cancel(event.subscriptionId, event.occurredAt)
             else -> log.debug("no action for {}", event::class.simpleName)
         }
     }

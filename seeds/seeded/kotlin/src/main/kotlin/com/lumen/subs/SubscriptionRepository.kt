@@ -46,22 +46,48 @@ class SubscriptionRepository(private val dataSource: DataSource) {
 
         /**
          * Extends a paid subscription by one month from the end of its current period (from now when
-         * it has already lapsed). Canceled subscriptions stay canceled; false when nothing was renewed.
+         * it has already lapsed). The payment always extends the period, but it makes the subscription
+         * active only when no newer event (status_event_at) has set its status since. Canceled
+         * subscriptions stay canceled; false when nothing was renewed.
          */
-        fun renew(subscriptionId: Long): Boolean =
+        fun renew(subscriptionId: Long, eventAt: Instant): Boolean =
             conn.prepareStatement(
-                "UPDATE subscriptions SET status = 'active'," +
-                    " current_period_end = GREATEST(current_period_end, now()) + interval '1 month'" +
+                "UPDATE subscriptions SET current_period_end = GREATEST(current_period_end, now()) + interval '1 month'," +
+                    " status = CASE WHEN status_event_at IS NULL OR status_event_at <= ? THEN 'active' ELSE status END," +
+                    " status_event_at = GREATEST(status_event_at, ?)" +
                     " WHERE id = ? AND status <> 'canceled'",
             ).use { st ->
-                st.setLong(1, subscriptionId)
+                val at = Timestamp.from(eventAt)
+                st.setTimestamp(1, at)
+                st.setTimestamp(2, at)
+                st.setLong(3, subscriptionId)
                 st.executeUpdate() == 1
             }
 
-        /** Canceled is final: a late event never moves a canceled subscription back. */
-        fun setStatus(subscriptionId: Long, status: SubscriptionStatus) {
-            conn.prepareStatement("UPDATE subscriptions SET status = ? WHERE id = ? AND status <> 'canceled'").use { st ->
+        /**
+         * Sets the status from a provider event unless a newer event already set it (providers do not
+         * deliver in order). Canceled is final. False when the event was stale or the subscription is
+         * canceled or unknown.
+         */
+        fun setStatus(subscriptionId: Long, status: SubscriptionStatus, eventAt: Instant): Boolean =
+            conn.prepareStatement(
+                "UPDATE subscriptions SET status = ?, status_event_at = ?" +
+                    " WHERE id = ? AND status <> 'canceled' AND (status_event_at IS NULL OR status_event_at <= ?)",
+            ).use { st ->
+                val at = Timestamp.from(eventAt)
                 st.setString(1, status.name.lowercase())
+                st.setTimestamp(2, at)
+                st.setLong(3, subscriptionId)
+                st.setTimestamp(4, at)
+                st.executeUpdate() == 1
+            }
+
+        /** The provider ended the subscription: final, whatever the order in which earlier events arrive. */
+        fun cancel(subscriptionId: Long, eventAt: Instant) {
+            conn.prepareStatement(
+                "UPDATE subscriptions SET status = 'canceled', status_event_at = GREATEST(status_event_at, ?) WHERE id = ?",
+            ).use { st ->
+                st.setTimestamp(1, Timestamp.from(eventAt))
                 st.setLong(2, subscriptionId)
                 st.executeUpdate()
             }

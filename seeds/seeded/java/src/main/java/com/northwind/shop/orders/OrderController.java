@@ -65,7 +65,7 @@ public class OrderController {
     public List<OrderView> list(
             @AuthenticationPrincipal ShopUser user,
             @RequestParam(defaultValue = "0") @PositiveOrZero int page,
-            // SEED 13 [MAJOR] (core/unbounded-resource) the page size comes straight from the client with no upper bound, so size=10000000 makes the service load and serialise a customer's entire history in one request
+            // SEED 13 [MINOR] (core/unbounded-resource) the page size comes straight from the client with no bounds: size=10000000 loads and serialises a customer's entire history in one request (only as large as that customer's own orders), and a negative size reaches LIMIT and answers 500
             @RequestParam(defaultValue = "20") int size) {
         return orderService.listForCustomer(user.customerId(), page, size).stream()
                 .map(OrderView::from)

@@ -82,12 +82,23 @@ public class PaymentGatewayClient {
         return post("/v1/charges", "charge-order-" + orderId, body, ChargeResponse.class).toResult();
     }
 
+    /**
+     * Refunds a captured charge. Returns normally once the gateway has accepted the refund:
+     * "succeeded", or "pending" for payment methods whose refunds settle asynchronously.
+     * Any other status (failed, canceled, requires_action, unknown) is an error.
+     */
     public void refund(String transactionId, BigDecimal amount) {
         Map<String, Object> body = Map.of("charge", transactionId, "amount", amount.toPlainString());
         RefundResponse response = post("/v1/refunds", "refund-" + transactionId, body, RefundResponse.class);
-        if (!"succeeded".equals(response.status())) {
-            throw new GatewayException("refund " + response.id() + " ended as " + response.status(), null);
+        String status = response.status();
+        if ("succeeded".equals(status)) {
+            return;
         }
+        if ("pending".equals(status)) {
+            log.info("refund {} of charge {} accepted by the gateway, settlement pending", response.id(), transactionId);
+            return;
+        }
+        throw new GatewayException("refund " + response.id() + " ended as " + status, null);
     }
 
     private <T> T post(String path, String idempotencyKey, Map<String, Object> body, Class<T> type) {
