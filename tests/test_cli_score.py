@@ -138,9 +138,10 @@ def test_the_readme_example_capture_scores_as_documented() -> None:
     cap = ROOT / "tests" / "data" / "captures" / "python-bandit-seeded.json"
     res = cli("score", "--capture", str(cap))
     assert res.returncode == 1, res.stderr
-    assert "blocker recall: 0.00 (0/4, 95% CI 0.00–0.49)" in res.stdout
-    assert "recall:         0.06 (1/17, 95% CI 0.01–0.27)" in res.stdout
-    assert "app/notifications.py:83 [CRITICAL] core/insecure-randomness" in res.stdout
+    readme = (ROOT / "README.md").read_text()
+    for line in res.stdout.splitlines()[:8]:  # the documented output is the output
+        assert line in readme, line
+    assert "core/insecure-randomness" in res.stdout.split("undercalled seeds", 1)[1]
     assert res.stderr == ""  # captured with the current corpus: no fingerprint warning
     assert res.stdout.splitlines()[0] in (ROOT / "README.md").read_text()
     clean = cli("score", "--capture", str(cap.with_name("python-bandit-clean.json")), "--json")
