@@ -12,6 +12,16 @@ from dataclasses import dataclass
 from typing import Any
 
 CHANNELS = ("inline", "review", "issue")
+# Reactions are not comments on GitHub, but several bots say "done" or "clean" only
+# with one; a capture that records them feeds them through :func:`comment_from_reaction`.
+REACTION_CHANNEL = "reaction"
+# Check runs on the head commit: how Bugbot (and Claude's managed review) say "finished"
+# when their "no issues" comment is switched off. Fed through :func:`comment_from_check_run`.
+CHECK_CHANNEL = "check"
+REACTION_EMOJI = {
+    "+1": "👍", "-1": "👎", "laugh": "😄", "confused": "😕", "heart": "❤️",
+    "hooray": "🎉", "rocket": "🚀", "eyes": "👀",
+}
 
 
 @dataclass(frozen=True)
@@ -80,4 +90,42 @@ def comment_from_github(channel: str, obj: Mapping[str, Any]) -> Comment:
         commit_id=obj.get("commit_id") if isinstance(obj.get("commit_id"), str) else None,
         state=obj.get("state") if isinstance(obj.get("state"), str) else None,
         html_url=str(obj.get("html_url") or ""),
+    )
+
+
+def comment_from_reaction(obj: Mapping[str, Any]) -> Comment:
+    """A reaction (GitHub's ``/reactions`` JSON) as a body-only comment on its own channel."""
+    user = obj.get("user") or {}
+    content = str(obj.get("content") or "")
+    uid = user.get("id")
+    return Comment(
+        channel=REACTION_CHANNEL, id=int(obj.get("id") or 0), login=str(user.get("login") or ""),
+        user_id=uid if isinstance(uid, int) and not isinstance(uid, bool) else None,
+        user_type=str(user.get("type") or ""), body=REACTION_EMOJI.get(content, content),
+        created_at=str(obj.get("created_at") or ""),
+    )
+
+
+def comment_from_check_run(obj: Mapping[str, Any]) -> Comment:
+    """A check run (``/commits/{sha}/check-runs`` JSON) as a body-only comment.
+
+    Its author is the app (``cursor`` → ``cursor[bot]``); the body reads
+    ``<name>\n<status> <conclusion>\n<output title>\n<output summary>``, so signal rules
+    can match on the check's name and state and on what its summary says.
+    """
+    app = obj.get("app") or {}
+    output = obj.get("output") or {}
+    slug = str(app.get("slug") or "") if isinstance(app, Mapping) else ""
+    out = output if isinstance(output, Mapping) else {}
+    body = "\n".join([
+        str(obj.get("name") or ""),
+        f"{obj.get('status') or ''} {obj.get('conclusion') or ''}".strip(),
+        str(out.get("title") or ""),
+        str(out.get("summary") or ""),
+    ])
+    cid = obj.get("id")
+    return Comment(
+        channel=CHECK_CHANNEL, id=cid if isinstance(cid, int) else 0,
+        login=f"{slug}[bot]" if slug else "", user_id=None, user_type="Bot", body=body,
+        created_at=str(obj.get("completed_at") or obj.get("started_at") or ""),
     )

@@ -18,6 +18,7 @@ from typing import Any
 from redline_canary import __version__
 from redline_canary.capture import comments_from_capture
 from redline_canary.clock import Cancelled, Clock, RealClock, utc_now_iso
+from redline_canary.comments import comment_from_reaction
 from redline_canary.corpus_model import CorpusData, fingerprint, publish
 from redline_canary.errors import BadInput, CanaryError, mask
 from redline_canary.evaluate import ScoreSettings, evaluate
@@ -26,7 +27,7 @@ from redline_canary.github_api import CHANNEL_PATHS, BaseCommit, ChannelState
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile
 from redline_canary.polling import PollConfig, PollState, activity_fingerprint, describe, observe
-from redline_canary.profiles.base import Profile, comment_from_reaction
+from redline_canary.profiles.base import Profile
 from redline_canary.retrying import RetryPolicy
 from redline_canary.scoring import DEFAULT_FLOOR
 from redline_canary.severity import Severity

@@ -271,3 +271,9 @@ def hungarian(cost: list[list[int]]) -> list[int]:
         if p[j]:
             answer[p[j] - 1] = j - 1
     return answer
+
+
+def cite_rule(body: str, rule: str) -> bool:
+    """The one citation grammar: the rule id as a whole token, in any case."""
+    return bool(rule) and re.search(rf"(?<![\w/-]){re.escape(rule)}(?![\w/-])", body,
+                                    re.IGNORECASE) is not None

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from redline_canary.comments import Comment
 from redline_canary.defaults import default
-from redline_canary.profiles.base import Extraction, Profile
+from redline_canary.extraction import Extraction
+from redline_canary.profiles.base import Profile
 
 FINAL_SIGNALS = ("done", "clean", "skipped", "error")
 NO_TRACE = hashlib.sha256().hexdigest()  # the activity fingerprint of a reviewer that said nothing

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from redline_canary.defaults import default
+from redline_canary.extraction import Extraction
 from redline_canary.findings import Finding
 from redline_canary.matching import DEFAULT_WINDOW, Assignment, CitesRule, Pair, assign
-from redline_canary.profiles.base import Extraction
 from redline_canary.publication import PublishedMarker
 from redline_canary.severity import SCALE, Severity
 from redline_canary.verdict import GateOptions, decide

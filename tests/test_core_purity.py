@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "redline_canary"
 CORE = [
     "severity", "markers", "publication", "comments", "findings", "matching", "scoring",
     "secrets", "corpus_model", "capture", "evaluate", "render", "baseline", "actions_render",
-    "polling", "github_errors", "verdict", "defaults", "acknowledgements", "findings_import", "audit",
+    "polling", "github_errors", "verdict", "defaults", "acknowledgements", "findings_import", "audit", "extraction",
     "profiles/__init__", "profiles/base", "profiles/redline", "profiles/dialect",
     "profiles/copilot", "profiles/coderabbit", "profiles/codex", "profiles/gemini",
     "profiles/claude", "profiles/bugbot", "profiles/greptile", "profiles/sourcery",

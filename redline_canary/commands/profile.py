@@ -12,12 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from redline_canary.comments import Comment
+from redline_canary.comments import REACTION_CHANNEL, Comment
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.options import load_profile
 from redline_canary.profile_config import load_profiles_file
 from redline_canary.profiles import PROFILES, Profile
-from redline_canary.profiles.base import REACTION_CHANNEL
 from redline_canary.render import inert_line, json_text, terminal_safe
 from redline_canary.severity import SCALE
 

@@ -13,27 +13,25 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from redline_canary.comments import Comment
+from redline_canary.comments import (
+    CHECK_CHANNEL,
+    REACTION_CHANNEL,
+    Comment,
+    comment_from_check_run,
+    comment_from_reaction,
+)
+from redline_canary.extraction import Extraction, quote
 from redline_canary.findings import Finding, inline_range
+from redline_canary.matching import cite_rule
 from redline_canary.severity import Severity
 
 SIGNALS = ("finding", "clean", "done", "skipped", "error", "progress", "none")
 UNRATED_POLICIES = ("info", "location")
 TRIGGER_KINDS = ("none", "request", "comment")
-# Reactions are not comments on GitHub, but several bots say "done" or "clean" only
-# with one; a capture that records them feeds them through :func:`comment_from_reaction`.
-REACTION_CHANNEL = "reaction"
-# Check runs on the head commit: how Bugbot (and Claude's managed review) say "finished"
-# when their "no issues" comment is switched off. Fed through :func:`comment_from_check_run`.
-CHECK_CHANNEL = "check"
-REACTION_EMOJI = {
-    "+1": "👍", "-1": "👎", "laugh": "😄", "confused": "😕", "heart": "❤️",
-    "hooray": "🎉", "rocket": "🚀", "eyes": "👀",
-}
 
 # `path/to/file.ext:12`, `:12-15`, `#L12-L15`: what summaries use to point at code.
 _CITATION = re.compile(
@@ -220,48 +218,6 @@ class SummaryLocation:
     severity: Severity | None = None
 
 
-@dataclass
-class Extraction:
-    """What the reviewer said on one PR, as the scorer and the poller need it."""
-
-    findings: list[Finding] = field(default_factory=list)
-    activity: int = 0  # reviewer comments, reviews and issue comments seen
-    signals: list[tuple[str, str]] = field(default_factory=list)  # (signal, quoted body)
-
-    def has(self, signal: str) -> bool:
-        return any(s == signal for s, _ in self.signals)
-
-    @property
-    def finished(self) -> bool:
-        """A "clean" verdict is also the reviewer's last word, so it ends polling too."""
-        return self.has("done") or self.has("clean")
-
-    def notice(self, *signals: str) -> str | None:
-        """The first comment body that carried one of ``signals``, trimmed for a record."""
-        for s, body in self.signals:
-            if s in signals:
-                return quote(body) or s
-        return None
-
-
-def quote(body: str, limit: int = 300) -> str:
-    """The readable head of a notice: HTML markers and markup go, a heading keeps its reason.
-
-    Vendors open notices with machine markers (``<!-- ... skip review ... -->``) and a
-    heading ("## Review skipped"); a record that quoted the marker would say nothing.
-    """
-    lines: list[str] = []
-    for raw in _TAG.sub(" ", _HTML_COMMENT.sub("", body)).splitlines():
-        text = re.sub(r"\*\*|__", "", re.sub(r"\s+", " ", raw)).strip().lstrip("#>*_ ").rstrip("*_ ").strip()
-        text = re.sub(r"^\[!\w+\]\s*", "", text)  # "> [!NOTE]" alert openers
-        if not text:
-            continue
-        lines.append(text)
-        if len(lines) == 2 or not re.match(r"[\s>]*(?:#|\*\*[^*]+\*\*\s*$)", raw):
-            break
-    return ": ".join(lines)[:limit]
-
-
 def excerpt(body: str, pattern: re.Pattern[str]) -> str:
     """The body from the line that carries the notice, when the body's head does not say it.
 
@@ -282,44 +238,6 @@ def excerpt(body: str, pattern: re.Pattern[str]) -> str:
         if pattern.search(notice_text(line)):
             return "".join(lines[i:])
     return body
-
-
-def comment_from_reaction(obj: Mapping[str, Any]) -> Comment:
-    """A reaction (GitHub's ``/reactions`` JSON) as a body-only comment on its own channel."""
-    user = obj.get("user") or {}
-    content = str(obj.get("content") or "")
-    uid = user.get("id")
-    return Comment(
-        channel=REACTION_CHANNEL, id=int(obj.get("id") or 0), login=str(user.get("login") or ""),
-        user_id=uid if isinstance(uid, int) and not isinstance(uid, bool) else None,
-        user_type=str(user.get("type") or ""), body=REACTION_EMOJI.get(content, content),
-        created_at=str(obj.get("created_at") or ""),
-    )
-
-
-def comment_from_check_run(obj: Mapping[str, Any]) -> Comment:
-    """A check run (``/commits/{sha}/check-runs`` JSON) as a body-only comment.
-
-    Its author is the app (``cursor`` → ``cursor[bot]``); the body reads
-    ``<name>\n<status> <conclusion>\n<output title>\n<output summary>``, so signal rules
-    can match on the check's name and state and on what its summary says.
-    """
-    app = obj.get("app") or {}
-    output = obj.get("output") or {}
-    slug = str(app.get("slug") or "") if isinstance(app, Mapping) else ""
-    out = output if isinstance(output, Mapping) else {}
-    body = "\n".join([
-        str(obj.get("name") or ""),
-        f"{obj.get('status') or ''} {obj.get('conclusion') or ''}".strip(),
-        str(out.get("title") or ""),
-        str(out.get("summary") or ""),
-    ])
-    cid = obj.get("id")
-    return Comment(
-        channel=CHECK_CHANNEL, id=cid if isinstance(cid, int) else 0,
-        login=f"{slug}[bot]" if slug else "", user_id=None, user_type="Bot", body=body,
-        created_at=str(obj.get("completed_at") or obj.get("started_at") or ""),
-    )
 
 
 SeverityTable = tuple[tuple[re.Pattern[str], Severity], ...]
@@ -626,12 +544,6 @@ class Profile:
         # Sorted so the citation kept among overlapping ones never depends on capture order.
         out.findings.extend(dedupe_summary(out.findings, sorted(summary, key=Finding.sort_key)))
         return out
-
-
-def cite_rule(body: str, rule: str) -> bool:
-    """The one citation grammar: the rule id as a whole token, in any case."""
-    return bool(rule) and re.search(rf"(?<![\w/-]){re.escape(rule)}(?![\w/-])", body,
-                                    re.IGNORECASE) is not None
 
 
 def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> list[Finding]:
