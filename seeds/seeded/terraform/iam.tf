@@ -76,6 +76,7 @@ data "aws_iam_policy_document" "finance_assume" {
 
     principals {
       type        = "AWS"
+      # BORDERLINE 8 the whole finance account is trusted with no ExternalId; that is standard delegation to an account the company runs, but a confused-deputy risk if the reporting tool is a third-party service, and who operates that account is outside this diff
       identifiers = ["arn:aws:iam::${var.finance_account_id}:root"]
     }
   }

@@ -150,11 +150,13 @@ class PaymentsClient(_ServiceClient):
         """Charge the customer's default payment method; returns the charge id.
 
         `request_id` identifies this charge request and is sent as the Idempotency-Key.
-        Raises UpstreamError with the HTTP status when payments rejected the charge (4xx),
-        and with status None when the outcome is unknown: connection errors, timeouts and
-        5xx answers (a gateway's 502/504 says nothing about whether payments applied the
-        charge) that persist through the retries. A caller that retries the same checkout
-        after status None must pass the same id again.
+        Raises UpstreamError with the HTTP status when payments rejected the charge (a 4xx
+        while no earlier attempt's outcome is unknown), and with status None when the outcome
+        is unknown: connection errors, timeouts and 5xx answers (a gateway's 502/504 says
+        nothing about whether payments applied the charge) that persist through the retries,
+        or a 4xx to a retry after such an attempt (it rejects only the retry, e.g. a 409 or
+        429 while the first attempt is still being applied). A caller that retries the same
+        checkout after status None must pass the same id again.
         """
         payload = {
             "order_id": order_id,
@@ -167,6 +169,7 @@ class PaymentsClient(_ServiceClient):
         # original charge, so retrying after a lost response or a 5xx cannot bill twice.
         headers = {"X-Request-Source": "orders", "Idempotency-Key": request_id}
         last_failure = "no attempt made"
+        outcome_unknown = False
         for attempt in range(1, self._config.max_attempts + 1):
             if attempt > 1:
                 time.sleep(self._backoff_delay(attempt - 1))
@@ -174,10 +177,12 @@ class PaymentsClient(_ServiceClient):
                 resp = self._session.post(url, json=payload, headers=headers, timeout=self.timeout)
             except (requests.ConnectionError, requests.Timeout) as exc:
                 last_failure = str(exc)
+                outcome_unknown = True
                 log.warning("payment charge for order %s failed (attempt %d): %s", order_id, attempt, exc)
                 continue
             if resp.status_code >= 500:
                 last_failure = f"status {resp.status_code}"
+                outcome_unknown = True
                 log.warning(
                     "payment charge for order %s answered %s (attempt %d) request_id=%s",
                     order_id,
@@ -193,6 +198,14 @@ class PaymentsClient(_ServiceClient):
                     order_id,
                     resp.headers.get("X-Request-Id", "-"),
                 )
+                if outcome_unknown:
+                    # An earlier attempt may already have been applied (or still be running),
+                    # so this 4xx rejects only the retry, not the charge.
+                    raise UpstreamError(
+                        self.service_name,
+                        None,
+                        f"outcome unknown: retry answered {resp.status_code} after {last_failure}",
+                    )
             return self._check(resp)["charge_id"]
         raise UpstreamError(
             self.service_name, None, f"outcome unknown after {self._config.max_attempts} attempts: {last_failure}"

@@ -150,8 +150,9 @@ class PaymentsClient(_ServiceClient):
         """Charge the customer's default payment method; returns the charge id.
 
         Raises UpstreamError with the HTTP status when payments rejected the charge (4xx),
-        and with status None when the outcome is unknown (a connection error, or a 5xx:
-        a gateway's 502/504 says nothing about whether payments applied the charge).
+        and with status None when the outcome is unknown (a connection error; a 5xx, since
+        a gateway's 502/504 says nothing about whether payments applied the charge; or a
+        4xx to a retry after a connection error, which rejects only the retry).
         """
         payload = {
             "order_id": order_id,
@@ -162,6 +163,7 @@ class PaymentsClient(_ServiceClient):
         url = self._url("/v2/charges")
         # SEED 4 [CRITICAL] (core/logic-error) charge is retried after connection errors without an Idempotency-Key, so a charge that succeeded but lost its response is billed twice
         headers = {"X-Request-Source": "orders"}
+        outcome_unknown = False
         for attempt in range(1, self._config.max_attempts + 1):
             try:
                 # SEED 3 [MAJOR] (core/missing-timeout) POST to payments has no timeout, so a hung payments instance blocks this worker thread indefinitely
@@ -169,6 +171,7 @@ class PaymentsClient(_ServiceClient):
             except requests.ConnectionError as exc:
                 if attempt == self._config.max_attempts:
                     raise UpstreamError(self.service_name, None, str(exc)) from exc
+                outcome_unknown = True
                 time.sleep(self._backoff_delay(attempt))
                 continue
             if resp.status_code >= 400:
@@ -179,7 +182,7 @@ class PaymentsClient(_ServiceClient):
                     # SEED 6 [CRITICAL] (core/secrets-in-logs) logs the sent request headers, which include the service's bearer token in the Authorization header
                     resp.request.headers,
                 )
-            if resp.status_code >= 500:
+            if resp.status_code >= 500 or (resp.status_code >= 400 and outcome_unknown):
                 raise UpstreamError(self.service_name, None, f"outcome unknown: status {resp.status_code}")
             return self._check(resp)["charge_id"]
         raise UpstreamError(self.service_name, None, "retries exhausted")

@@ -99,6 +99,7 @@ class PaymentEventProcessor:
                 "WHERE id = %s AND status = 'awaiting_payment'",
                 (settled_at, event["order_id"]),
             )
+            # BORDERLINE 4 a settlement whose order row is not visible yet is parked, not retried; whether a settlement can arrive before the order's insert commits depends on how the API stores the order before charging, not visible here
             if cur.rowcount == 0:
                 self._conn.rollback()
                 raise PermanentEventError(

@@ -244,6 +244,7 @@ func (h *Handler) Preview(w http.ResponseWriter, r *http.Request) {
 	out := filepath.Join(dir, "page")
 	src := filepath.Join(h.blobRoot, doc.BlobKey)
 	pageArg := strconv.Itoa(page)
+	// BORDERLINE 2 pdftoppm runs with no memory limit of its own: a PDF with a huge page box makes it allocate a large bitmap (bounded by poppler, at most maxConcurrentPreviews at once, each for at most 20 s); whether that can starve the service depends on the container's memory limit and the OOM killer's choice, which are outside this diff
 	cmd := exec.CommandContext(ctx, "pdftoppm", "-png", "-singlefile", "-r", "72", "-f", pageArg, "-l", pageArg, src, out)
 	cmd.Env = previewEnv // the renderer parses untrusted bytes: it gets none of the service's secrets
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -130,6 +130,7 @@ export function createInvoice(customer, lines, overrides = {}, now = new Date())
     throw new TypeError('An invoice needs at least one line');
   }
   const options = { ...DEFAULT_OPTIONS, ...overrides };
+  // BORDERLINE 1 the customer's billing currency takes precedence over overrides.currency, which only applies to customers without one, and amounts are not converted: correct if callers price lines in the customer's currency, which no caller in this diff shows either way
   options.currency = customer.currency || options.currency;
 
   const items = lines.map((line) => ({

@@ -37,8 +37,19 @@ function safeRedirectPath(value: FormDataEntryValue | null, fallback: string): s
   }
   // Parse the way a browser would (tabs stripped, backslashes as slashes) and keep it only if it stays on this origin.
   const base = 'http://app.invalid';
-  const target = new URL(value, base);
-  return target.origin === base ? `${target.pathname}${target.search}${target.hash}` : fallback;
+  let target: URL;
+  try {
+    target = new URL(value, base);
+  } catch {
+    return fallback;
+  }
+  if (target.origin !== base) {
+    return fallback;
+  }
+  // Dot segments can leave an empty first segment ('/.//evil.example' parses to the path '//evil.example'),
+  // which a browser reads as a protocol-relative URL to another host, so the result is checked as well.
+  const path = `${target.pathname}${target.search}${target.hash}`;
+  return path.startsWith('//') || path.startsWith('/\\') ? fallback : path;
 }
 
 async function currentUserId(): Promise<string> {

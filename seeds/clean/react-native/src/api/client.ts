@@ -58,6 +58,8 @@ export class AuthError extends Error {
 type SessionListener = (session: Session | null) => void;
 
 let current: Session | null = null;
+/** Bumped by every sign-out: a token response for a request started before it is never stored. */
+let generation = 0;
 const listeners = new Set<SessionListener>();
 
 export function onSessionChange(listener: SessionListener): () => void {
@@ -115,6 +117,7 @@ function toSession(json: Record<string, unknown>, previous: Session | null): Ses
 }
 
 async function tokenRequest(params: Record<string, string>, previous: Session | null = null): Promise<Session> {
+  const startedIn = generation;
   const body = new URLSearchParams({ ...params, client_id: CLIENT_ID });
   const response = await send(`${AUTH_URL}/oauth/token`, {
     method: "POST",
@@ -132,6 +135,11 @@ async function tokenRequest(params: Record<string, string>, previous: Session | 
     throw new ApiError(response.status, `Token request failed (${response.status})`);
   }
   const session = toSession(json, previous);
+  if (startedIn !== generation) {
+    // The patient signed out while this request ran: storing it would sign them back in.
+    if (session.refreshToken !== previous?.refreshToken) void revoke(session.refreshToken);
+    throw new AuthError("Signed out");
+  }
   await saveSession(session);
   return session;
 }
@@ -141,27 +149,35 @@ export function signIn(email: string, password: string): Promise<Session> {
   return tokenRequest({ grant_type: "password", username: email, password, scope: "openid appointments" });
 }
 
-export async function signOut(): Promise<void> {
-  const session = current;
-  await saveSession(null);
-  if (!session) return;
+async function revoke(refreshToken: string): Promise<void> {
   try {
     await send(`${AUTH_URL}/oauth/revoke`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ token: session.refreshToken, client_id: CLIENT_ID }).toString(),
+      body: new URLSearchParams({ token: refreshToken, client_id: CLIENT_ID }).toString(),
     });
   } catch (err) {
     console.warn("token revocation failed", err instanceof Error ? err.message : String(err));
   }
 }
 
+export async function signOut(): Promise<void> {
+  generation += 1;
+  refreshInFlight = null;
+  const session = current;
+  await saveSession(null);
+  if (!session) return;
+  await revoke(session.refreshToken);
+}
+
 /** A rejected refresh token ends the session; network failures leave it for a retry. */
 async function refreshSession(refreshToken: string): Promise<Session> {
+  const startedIn = generation;
   try {
     return await tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken }, current);
   } catch (err) {
-    if (err instanceof AuthError) await signOut();
+    // Only the session whose refresh token was rejected ends, not one signed in since.
+    if (err instanceof AuthError && startedIn === generation) await signOut();
     throw err;
   }
 }
@@ -171,9 +187,10 @@ let refreshInFlight: Promise<Session> | null = null;
 
 function sharedRefresh(session: Session): Promise<Session> {
   if (!refreshInFlight) {
-    refreshInFlight = refreshSession(session.refreshToken).finally(() => {
-      refreshInFlight = null;
+    const refresh: Promise<Session> = refreshSession(session.refreshToken).finally(() => {
+      if (refreshInFlight === refresh) refreshInFlight = null;
     });
+    refreshInFlight = refresh;
   }
   return refreshInFlight;
 }

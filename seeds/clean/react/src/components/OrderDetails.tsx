@@ -1,7 +1,8 @@
 import { FormEvent, ReactElement, useEffect, useRef, useState } from "react";
-import { Order, OrderStatus, ordersApi } from "../api/client";
+import { ApiError, Order, OrderStatus, ordersApi } from "../api/client";
 import { describeError, useOrder } from "../hooks/useOrders";
 
+// BORDERLINE 2 amounts are read and shown as hundredths of the currency unit (the API's *Cents fields); whether the shop sells in zero- or three-decimal currencies, and how the API encodes them, is outside this diff
 const AMOUNT_PATTERN = /^\d{1,7}(\.\d{1,2})?$/;
 const REFUNDABLE_STATUSES: OrderStatus[] = ["paid", "shipped", "delivered"];
 /** The CRM that embeds this console in an iframe; the only frame allowed to receive order events. */
@@ -17,6 +18,11 @@ function formatDateTime(iso: string): string {
 
 function remainingCents(order: Order): number {
   return order.totalCents - order.refundedCents;
+}
+
+/** No answer, or a server error: the refund may or may not have been applied. */
+function isInconclusive(err: unknown): boolean {
+  return !(err instanceof ApiError) || err.status >= 500 || err.status === 408 || err.status === 409;
 }
 
 function StatusBadge({ status }: { status: OrderStatus }): ReactElement {
@@ -46,8 +52,11 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
   const [reason, setReason] = useState("");
   const [submitting, setSubmitting] = useState(false);
   const [formError, setFormError] = useState<string | null>(null);
-  // One key per refund attempt: a retry of the same amount and reason reuses it, an edit starts a new one.
+  // One key per refund attempt, held until the server's answer is known. While it is held the amount and
+  // reason are locked, so a retry resends the same request under the same key and is applied at most once.
   const idempotencyKey = useRef<string | null>(null);
+  const [unresolved, setUnresolved] = useState(false);
+  const locked = submitting || unresolved;
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -57,7 +66,8 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
       return;
     }
     const cents = Math.round(Number(amount.trim()) * 100);
-    if (cents <= 0 || cents > remainingCents(order)) {
+    // A retry is not checked against the refreshed balance: that balance may already include this refund.
+    if (!unresolved && (cents <= 0 || cents > remainingCents(order))) {
       setFormError(`Refund must be between 0.01 and ${formatMoney(remainingCents(order), order.currency)}.`);
       return;
     }
@@ -67,11 +77,23 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
       .refund(order.id, cents, reason.trim(), key)
       .then(() => {
         idempotencyKey.current = null;
+        setUnresolved(false);
         setAmount("");
         setReason("");
         return onRefunded();
       })
-      .catch((err: unknown) => setFormError(describeError(err)))
+      .catch((err: unknown) => {
+        if (isInconclusive(err)) {
+          setUnresolved(true);
+          setFormError(`${describeError(err)} The refund may already have gone through: retry to finish it, it will not be applied twice.`);
+          void onRefunded();
+        } else {
+          // The server answered and refused it: nothing was refunded, so an edited request may use a new key.
+          idempotencyKey.current = null;
+          setUnresolved(false);
+          setFormError(describeError(err));
+        }
+      })
       .finally(() => setSubmitting(false));
   }
 
@@ -82,19 +104,15 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
         id="refund-amount"
         inputMode="decimal"
         value={amount}
-        onChange={(e) => {
-          idempotencyKey.current = null;
-          setAmount(e.target.value);
-        }}
+        disabled={locked}
+        onChange={(e) => setAmount(e.target.value)}
       />
       <label htmlFor="refund-reason">Reason</label>
       <textarea
         id="refund-reason"
         value={reason}
-        onChange={(e) => {
-          idempotencyKey.current = null;
-          setReason(e.target.value);
-        }}
+        disabled={locked}
+        onChange={(e) => setReason(e.target.value)}
         required
       />
       {formError && (
@@ -103,7 +121,7 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
         </p>
       )}
       <button type="submit" disabled={submitting}>
-        {submitting ? "Refunding…" : "Issue refund"}
+        {submitting ? "Refunding…" : unresolved ? "Retry refund" : "Issue refund"}
       </button>
     </form>
   );

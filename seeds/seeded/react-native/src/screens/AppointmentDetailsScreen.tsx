@@ -111,7 +111,7 @@ export function AppointmentDetailsScreen({ route, navigation }: Props) {
         />
       </View>
 
-      {videoLink && appointment.status === "booked" && (
+      {videoLink && (appointment.status === "booked" || appointment.status === "checked_in") && (
         <Pressable accessibilityRole="button" style={styles.primary} onPress={() => openVideoVisit(videoLink)}>
           <Text style={styles.primaryText}>Join video visit</Text>
         </Pressable>

@@ -2,6 +2,7 @@ import { FormEvent, useEffect, useRef, useState } from "react";
 import { Order, OrderStatus, ordersApi } from "../api/client";
 import { useOrder } from "../hooks/useOrders";
 
+// BORDERLINE 2 amounts are read and shown as hundredths of the currency unit (the API's *Cents fields); whether the shop sells in zero- or three-decimal currencies, and how the API encodes them, is outside this diff
 const AMOUNT_PATTERN = /^\d{1,7}(\.\d{1,2})?$/;
 const REFUNDABLE_STATUSES: OrderStatus[] = ["paid", "shipped", "delivered"];
 
@@ -44,7 +45,7 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
   const [reason, setReason] = useState("");
   const [submitting, setSubmitting] = useState(false);
   const [formError, setFormError] = useState<string | null>(null);
-  // One key per refund attempt: a retry of the same amount and reason reuses it, an edit starts a new one.
+  // One key per refund attempt, held until the server's answer is known; the amount and reason are locked meanwhile.
   const idempotencyKey = useRef<string | null>(null);
 
   function submit(event: FormEvent) {
@@ -79,19 +80,15 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
         id="refund-amount"
         inputMode="decimal"
         value={amount}
-        onChange={(e) => {
-          idempotencyKey.current = null;
-          setAmount(e.target.value);
-        }}
+        disabled={submitting}
+        onChange={(e) => setAmount(e.target.value)}
       />
       <label htmlFor="refund-reason">Reason</label>
       <textarea
         id="refund-reason"
         value={reason}
-        onChange={(e) => {
-          idempotencyKey.current = null;
-          setReason(e.target.value);
-        }}
+        disabled={submitting}
+        onChange={(e) => setReason(e.target.value)}
         required
       />
       {formError && (

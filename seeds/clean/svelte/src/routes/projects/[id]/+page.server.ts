@@ -61,6 +61,9 @@ function safeRedirectPath(value: FormDataEntryValue | null, fallback: string): s
   const base = "http://same-origin.invalid";
   const resolved = new URL(value, base);
   if (resolved.origin !== base) return fallback;
+  // Dot segments can resolve to a path that starts with "//" ("/.//host", "/..//host"),
+  // which a browser reads as a protocol-relative URL to another host.
+  if (resolved.pathname.startsWith("//")) return fallback;
   return resolved.pathname + resolved.search + resolved.hash;
 }
 

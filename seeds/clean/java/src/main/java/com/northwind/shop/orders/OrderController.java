@@ -96,6 +96,7 @@ public class OrderController {
         return OrderView.from(orderService.updateDetails(id, user.customerId(), changes));
     }
 
+    // BORDERLINE 4 the refund records its reason but not the support user who issued it; whether refunds are attributed elsewhere (an access or audit log keyed by principal) is outside this diff
     @PostMapping("/{id}/refund")
     @PreAuthorize("hasRole('SUPPORT')")
     public OrderView refund(@PathVariable long id, @Valid @RequestBody RefundRequest request) {

@@ -149,6 +149,7 @@ public class OrderService {
         return order;
     }
 
+    // BORDERLINE 3 the gateway refund runs before the PAID -> REFUNDED write claims the order; concurrent refunds share the idempotency key refund-<transaction> and the losing write fails, and no other PAID transition is in this diff, so this matters only if a writer outside it (e.g. fulfilment shipping the order) changes the status meanwhile
     public Order refund(long orderId, String reason) {
         Order order = orders.findById(orderId).orElseThrow(() -> new OrderNotFoundException(orderId));
         if (order.getStatus() != OrderStatus.PAID) {
