@@ -296,9 +296,11 @@ class Malformed:
     key: str
     why: str
     run_id: str | None  # the run the line names, when its run_id is a string
+    file: str = ""  # in a history folder: the file of the folder the line is in
 
     def message(self, path: Path | str) -> str:
-        return f"{path}:{self.line}: {self.key}: {self.why}"
+        where = f"{path}/{self.file}" if self.file else str(path)
+        return f"{where}:{self.line}: {self.key}: {self.why}"
 
 
 @dataclass
@@ -378,14 +380,44 @@ def _file_kind(mode: int) -> str:
     return "not a plain file"
 
 
+HISTORY_SUFFIX = ".jsonl"
+
+
+def is_history_folder(path: Path | str) -> bool:
+    """A history may be a folder of JSONL files (one per year): DESIGN §8."""
+    return Path(path).is_dir()
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The folder's history files, oldest name first: ``*.jsonl``, not hidden, not nested."""
+    try:
+        names = sorted(p for p in folder.iterdir() if p.name.endswith(HISTORY_SUFFIX) and not p.name.startswith("."))
+    except OSError as exc:
+        raise BadInput(f"{folder}: cannot read the history folder ({exc.strerror})") from None
+    return names
+
+
 def read_history(path: Path | str, *, what: str = "history") -> HistoryRead:
     """Every valid record; corrupt and malformed lines are reported with their number,
-    never dropped silently. A missing file is an empty history; anything but a regular
-    file is refused (BadInput)."""
+    never dropped silently. A missing file is an empty history; a folder is read file by
+    file (``*.jsonl``, by name: ``2026.jsonl``, ``2027.jsonl``…); anything else that is not a
+    regular file is refused (BadInput)."""
     out = HistoryRead()
     p = Path(path)
     if not os.path.lexists(p):
         return out
+    if is_history_folder(p):
+        for file in folder_files(p):
+            _read_file(file, what, out, file.name)
+        return out
+    _read_file(p, what, out, "")
+    return out
+
+
+def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
+    def bad_line(number: int, why: str) -> None:
+        out.corrupt.append((number, f"{label}: {why}" if label else why))
+
     try:
         with open_regular(p, what) as fh:
             for number, raw in enumerate(fh, start=1):
@@ -394,31 +426,37 @@ def read_history(path: Path | str, *, what: str = "history") -> HistoryRead:
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError:
-                    out.corrupt.append((number, "not valid UTF-8"))
+                    bad_line(number, "not valid UTF-8")
                     continue
                 try:
                     record = json.loads(line, parse_constant=_nonfinite, parse_int=_parse_int)
                 except json.JSONDecodeError as exc:
-                    out.corrupt.append((number, f"not valid JSON ({exc.msg})"))
+                    bad_line(number, f"not valid JSON ({exc.msg})")
                     continue
                 except (ValueError, RecursionError) as exc:  # a 5000-digit integer, 100 000 nested lists
-                    out.corrupt.append((number, f"not valid JSON ({terminal_safe(exc)[:80]})"))
+                    bad_line(number, f"not valid JSON ({terminal_safe(exc)[:80]})")
                     continue
                 why = _problem(record)
                 if why:
-                    out.corrupt.append((number, why))
+                    bad_line(number, why)
                     continue
                 bad = record_problem(record)
                 if bad:
                     key, reason = bad
                     run_id = record.get("run_id")
-                    out.malformed.append(Malformed(number, key, reason, run_id if isinstance(run_id, str) else None))
-                    out.corrupt.append((number, f"{key}: {reason}"))
+                    out.malformed.append(Malformed(number, key, reason, run_id if isinstance(run_id, str) else None,
+                                                   label))
+                    bad_line(number, f"{key}: {reason}")
                     continue
                 out.records.append(upgrade(record))
     except OSError as exc:
         raise BadInput(f"{p}: cannot read {what} ({exc.strerror or exc.__class__.__name__})") from None
-    return out
+
+
+def year_file(folder: Path, record: Mapping[str, Any]) -> Path:
+    """Where a record goes in a history folder: the file of the year it was recorded in."""
+    year = str(record.get("recorded_at") or "")[:4]
+    return folder / f"{year if year.isdigit() else 'undated'}{HISTORY_SUFFIX}"
 
 
 # --------------------------------------------------------------------------- writing
@@ -451,7 +489,21 @@ def append_records(path: Path | str, records: Iterable[Mapping[str, Any]]) -> in
     _check_rows(rows)
     if not rows:
         return 0
-    return _append_locked(Path(path), lambda: rows)
+    p = Path(path)
+    if is_history_folder(p):
+        by_file: dict[Path, list[Mapping[str, Any]]] = {}
+        for r in rows:
+            by_file.setdefault(year_file(p, r), []).append(r)
+        # Each year's file is its own all-or-nothing batch (a run's records share a year).
+        written = 0
+        for file, batch in sorted(by_file.items()):
+            written += _append_locked(file, _constant(batch))
+        return written
+    return _append_locked(p, lambda: rows)
+
+
+def _constant(rows: list[Mapping[str, Any]]) -> Callable[[], list[Mapping[str, Any]]]:
+    return lambda: rows
 
 
 def _append_locked(p: Path, choose: Callable[[], list[Mapping[str, Any]]]) -> int:
@@ -542,19 +594,31 @@ def merge(out: Path | str, fragments: Iterable[Path | str]) -> MergeResult:
         corrupt += [(str(frag), n, why) for n, why in read.corrupt]
         candidates += read.records
     present = 0
+    target = Path(out)
 
-    def new_records() -> list[Mapping[str, Any]]:
-        nonlocal present
-        seen = {identity(r) for r in read_history(out).records}
-        new: list[Mapping[str, Any]] = []
-        for r in candidates:
-            key = identity(r)
-            if key in seen:
-                present += 1
-                continue
-            seen.add(key)
-            new.append(r)
-        return new
+    def new_among(chosen: list[dict[str, Any]]) -> Callable[[], list[Mapping[str, Any]]]:
+        def pick() -> list[Mapping[str, Any]]:
+            nonlocal present
+            seen = {identity(r) for r in read_history(target).records}
+            new: list[Mapping[str, Any]] = []
+            for r in chosen:
+                key = identity(r)
+                if key in seen:
+                    present += 1
+                    continue
+                seen.add(key)
+                new.append(r)
+            return new
+        return pick
 
-    appended = _append_locked(Path(out), new_records) if candidates else 0
+    if not candidates:
+        return MergeResult(0, present, corrupt)
+    if not is_history_folder(target):
+        return MergeResult(_append_locked(target, new_among(candidates)), present, corrupt)
+    # A folder: each year's file is written under its own lock, and what is new is decided
+    # against the whole folder under it (a record always lands in its own year's file, so
+    # two merges of the same record meet on the same lock).
+    appended = 0
+    for file in sorted({year_file(target, r) for r in candidates}):
+        appended += _append_locked(file, new_among([r for r in candidates if year_file(target, r) == file]))
     return MergeResult(appended, present, corrupt)

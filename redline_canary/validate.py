@@ -186,6 +186,16 @@ def _creatable(path: Path, value: str, where: str) -> None:
             return
 
 
+def history_path(value: str, where: str) -> Path:
+    """A history to append to: a JSONL file, or an existing folder of them (DESIGN §8)."""
+    path = Path(value)
+    if not value or _CONTROL.search(value):
+        raise BadInput(f"{where}: expected a file or folder path, got {show(value)}")
+    if not path.is_dir():
+        _creatable(path, value, where)
+    return path
+
+
 def output_dir(value: str, where: str) -> Path:
     """A folder the command will write files into: not an existing file."""
     path = Path(value)

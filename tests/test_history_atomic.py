@@ -139,14 +139,11 @@ def _fifo(tmp_path: Path) -> Path:
     return path
 
 
-def _folder(tmp_path: Path) -> Path:
-    path = tmp_path / "folder.jsonl"
-    path.mkdir()
-    return path
 
 
-SPECIALS = {"/dev/zero": lambda tmp: Path("/dev/zero"), "a FIFO": _fifo, "a directory": _folder}
-KINDS = {"/dev/zero": "a character device", "a FIFO": "a FIFO", "a directory": "a directory"}
+# A directory is a history too (a folder of JSONL files, DESIGN §8): see test_history_folder.py.
+SPECIALS = {"/dev/zero": lambda tmp: Path("/dev/zero"), "a FIFO": _fifo}
+KINDS = {"/dev/zero": "a character device", "a FIFO": "a FIFO"}
 
 
 @pytest.mark.parametrize("special", list(SPECIALS))
@@ -165,8 +162,7 @@ def test_readers_refuse_anything_but_a_regular_file_at_once(tmp_path: Path, spec
     assert res.returncode == 2, res.stdout + res.stderr
     assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr, res.stderr
     assert str(target) in res.stderr
-    if not (command == "merge-out" and special == "a directory"):  # open() itself says "Is a directory"
-        assert f"is not a regular file ({KINDS[special]})" in res.stderr
+    assert f"is not a regular file ({KINDS[special]})" in res.stderr
     assert not (tmp_path / "out.jsonl").exists()
     if command == "actions-report":  # the action's report step still says what happened
         assert "is not a regular file" in (tmp_path / "s.md").read_text(encoding="utf-8")

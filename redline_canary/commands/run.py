@@ -109,7 +109,7 @@ def check_run_options(args: argparse.Namespace) -> None:
     if args.run_id is not None:
         validate.run_id(args.run_id)
     if args.history:
-        validate.output_file(args.history, "--history")
+        validate.history_path(args.history, "--history")
     if args.save_captures:
         validate.output_dir(args.save_captures, "--save-captures")
     if args.baseline_history and not args.baseline:

@@ -124,7 +124,7 @@ def check_score_options(args: argparse.Namespace) -> None:
         validate.login(name, f"--login[{i}]" if len(args.login) > 1 else "--login")
     parse_floor(args.floor)
     if args.history:
-        validate.output_file(args.history, "--history")
+        validate.history_path(args.history, "--history")
     if args.save_capture:
         validate.output_file(args.save_capture, "--save-capture")
         if args.capture and Path(args.save_capture).resolve() == Path(args.capture).resolve():
