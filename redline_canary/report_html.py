@@ -327,9 +327,11 @@ def _rate_cell(m: Measurement | None, what: str) -> str:
 
 
 def _gate_cell(run: RunPoint) -> str:
+    acked = (" " + _e("(acknowledged: " + ", ".join(f"SEED {n}" for n in run.acknowledged) + ")")
+             if run.acknowledged else "")
     if run.gate_passed:
-        return "<span class=pass>PASS</span>"
-    return "<span class=fail>FAIL</span> " + _e("; ".join(run.gate_reasons))
+        return "<span class=pass>PASS</span>" + acked
+    return "<span class=fail>FAIL</span> " + _e("; ".join(run.gate_reasons)) + acked
 
 
 def _outcome_cell(run: RunPoint) -> str:

@@ -64,9 +64,11 @@ def _outcome_text(run: RunPoint) -> str:
 
 
 def _gate_text(run: RunPoint) -> str:
+    acked = (" (acknowledged: " + ", ".join(f"SEED {n}" for n in run.acknowledged) + ")"
+             if run.acknowledged else "")
     if run.gate_passed:
-        return "✅ PASS"
-    return "❌ FAIL: " + "; ".join(_md(r) for r in run.gate_reasons)
+        return "✅ PASS" + acked
+    return "❌ FAIL: " + "; ".join(_md(r) for r in run.gate_reasons) + acked
 
 
 def _latest_table(report: Report) -> list[str]:

@@ -104,6 +104,7 @@ class Measurement:
     seed_states: Mapping[int, str]  # n -> caught | undercalled | missed
     # n -> (the marker's severity, the severity the reviewer gave it, or "missed")
     seed_levels: Mapping[int, tuple[str, str]] = field(default_factory=dict)
+    acknowledged: tuple[int, ...] = ()  # BLOCKERs missed but acknowledged (they did not fail the gate)
 
     @property
     def scored(self) -> bool:
@@ -135,6 +136,10 @@ class RunPoint:
     @property
     def gate_passed(self) -> bool:
         return all(m.gate_passed for m in (self.seeded, self.clean) if m is not None)
+
+    @property
+    def acknowledged(self) -> tuple[int, ...]:
+        return self.seeded.acknowledged if self.seeded is not None else ()
 
     @property
     def gate_reasons(self) -> tuple[str, ...]:
@@ -390,6 +395,7 @@ def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
         undercalled=_int(r.get("undercalled"), "undercalled", 0) if scored else 0,
         clean_false_positives=cfp, gate_passed=gate["passed"],
         gate_reasons=tuple(str(x) for x in reasons),
+        acknowledged=tuple(int(n) for n in gate.get("acknowledged") or [] if isinstance(n, int)),
         seed_states=states if scored else {},
         seed_levels=levels if scored and kind == "seeded" else {},
     )

@@ -227,5 +227,6 @@ def test_six_weeks_under_each_gate_setting(sb: Sandbox, corpus: Path, tmp_path: 
 
     # The report's calibration table: 6 weeks x 6 BLOCKERs, 28 found at CRITICAL, 8 missed.
     md = cli("report", str(tmp_path / "h.jsonl")).stdout
+    assert "✅ PASS (acknowledged: SEED 6)" in md  # the scoreboard says the pass rests on an acknowledgement
     table = md.split("## Calibration", 1)[1]
     assert "| BLOCKER | 28 | · | 8 | 36 |" in table, table
