@@ -71,8 +71,12 @@ resource "aws_db_instance" "ledger" {
 
   db_name  = var.db_name
   username = var.db_username
-  password = var.db_password
   port     = 5432
+
+  # RDS generates the master password and keeps it (rotated) in Secrets Manager, so it never
+  # passes through Terraform: neither the plan, the state nor any output holds it.
+  manage_master_user_password   = true
+  master_user_secret_kms_key_id = aws_kms_key.ledger.arn
 
   db_subnet_group_name   = aws_db_subnet_group.ledger.name
   parameter_group_name   = aws_db_parameter_group.ledger.name
@@ -142,10 +146,15 @@ output "database_endpoint" {
 }
 
 output "database_url" {
-  description = "Connection string handed to the ledger application's deploy job."
+  description = "Connection string (without the password) handed to the ledger application's deploy job; the password is read at run time from the secret in database_master_secret_arn."
   sensitive   = true
   # BORDERLINE 2 the URL carries the RDS master user; whether the deploy job runs migrations with it or the application connects as its own least-privilege role is decided outside this diff
-  value       = "postgresql://${urlencode(var.db_username)}:${urlencode(var.db_password)}@${aws_db_instance.ledger.endpoint}/${var.db_name}"
+  value       = "postgresql://${urlencode(var.db_username)}@${aws_db_instance.ledger.endpoint}/${var.db_name}"
+}
+
+output "database_master_secret_arn" {
+  description = "ARN of the Secrets Manager secret in which RDS keeps the master user's password."
+  value       = aws_db_instance.ledger.master_user_secret[0].secret_arn
 }
 
 output "documents_bucket" {

@@ -104,17 +104,6 @@ variable "db_username" {
   default     = "ledger_admin"
 }
 
-variable "db_password" {
-  description = "Master password of the database, supplied by the pipeline (TF_VAR_db_password) from the secrets store."
-  type        = string
-  sensitive   = true
-
-  validation {
-    condition     = length(var.db_password) >= 20
-    error_message = "The database password must be at least 20 characters long."
-  }
-}
-
 variable "github_repository" {
   description = "GitHub repository (owner/name) allowed to deploy this stack from CI."
   type        = string

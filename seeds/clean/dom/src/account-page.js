@@ -30,6 +30,12 @@ function setStatus(id, text) {
   }
 }
 
+function setFormEnabled(form, enabled) {
+  for (const element of form.elements) {
+    element.disabled = !enabled;
+  }
+}
+
 function isPlainObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -264,7 +270,13 @@ export function initAccountPage() {
     savePreferences(preferencesForm).catch((err) => setStatus('preferences-status', messageFor(err)));
   });
 
-  loadPreferences(preferencesForm).catch((err) => setStatus('preferences-status', messageFor(err)));
+  // The form stays disabled until the saved preferences are in: edits made earlier would be
+  // overwritten by the load, and a save needs the stored preferences to start from.
+  setFormEnabled(preferencesForm, false);
+  loadPreferences(preferencesForm).then(
+    () => setFormEnabled(preferencesForm, true),
+    (err) => setStatus('preferences-status', `${messageFor(err)} Reload the page to edit your preferences.`),
+  );
 
   document.getElementById('activity-open').addEventListener('click', openActivityPanel);
   document.getElementById('activity-close').addEventListener('click', closeActivityPanel);

@@ -47,11 +47,13 @@ export async function request(path, { method = 'GET', body } = {}) {
   });
 
   let payload = null;
+  let isJson = true;
   const text = await res.text();
   if (text) {
     try {
       payload = JSON.parse(text);
     } catch {
+      isJson = false;
       payload = { message: text };
     }
   }
@@ -59,6 +61,11 @@ export async function request(path, { method = 'GET', body } = {}) {
   if (!res.ok) {
     const message = (payload && payload.message) || `Request failed (${res.status})`;
     throw new ApiError(res.status, message, payload);
+  }
+  // A 2xx that is not JSON (say, a redirect followed to an HTML sign-in page) is not the API's
+  // answer, so it must not count as success.
+  if (!isJson) {
+    throw new ApiError(res.status, `Unexpected response from the server (${res.status})`, null);
   }
   return payload;
 }
@@ -125,6 +132,9 @@ const RELATIVE_UNITS = [
 /** "3 minutes ago", "yesterday", ... in the browser's locale. */
 export function formatRelative(isoTimestamp, now = Date.now()) {
   const seconds = Math.round((new Date(isoTimestamp).getTime() - now) / 1000);
+  if (!Number.isFinite(seconds)) {
+    return ''; // missing or unparsable timestamp: show no time rather than fail the whole list
+  }
   for (const [unit, size] of RELATIVE_UNITS) {
     if (Math.abs(seconds) >= size) {
       return relativeFormatter.format(Math.round(seconds / size), unit);

@@ -80,7 +80,20 @@ class _ServiceClient:
     def _check(self, resp: requests.Response) -> dict[str, Any]:
         if resp.status_code >= 400:
             raise UpstreamError(self.service_name, resp.status_code, resp.text[:200])
-        return resp.json()
+        try:
+            data = resp.json()
+        except ValueError as exc:
+            # A success answer we cannot read (e.g. a proxy's HTML page): what happened is unknown.
+            raise UpstreamError(self.service_name, None, f"unreadable {resp.status_code} response") from exc
+        if not isinstance(data, dict):
+            raise UpstreamError(self.service_name, None, f"unexpected {resp.status_code} response body")
+        return data
+
+    def _field(self, data: dict[str, Any], key: str) -> str:
+        try:
+            return str(data[key])
+        except KeyError as exc:
+            raise UpstreamError(self.service_name, None, f"response has no {key!r}") from exc
 
     def _get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         url = self._url(path)
@@ -146,28 +159,17 @@ class PaymentsClient(_ServiceClient):
         super().__init__(config, session)
         self._session.verify = config.ca_bundle or True
 
-    def charge(self, order_id: str, customer_id: str, amount: Decimal, currency: str, request_id: str) -> str:
-        """Charge the customer's default payment method; returns the charge id.
+    def _post_money(self, url: str, payload: dict[str, Any], headers: dict[str, str], what: str) -> dict[str, Any]:
+        """POST a request that moves money, with the caller's Idempotency-Key on every attempt.
 
-        `request_id` identifies this charge request and is sent as the Idempotency-Key.
-        Raises UpstreamError with the HTTP status when payments rejected the charge (a 4xx
-        while no earlier attempt's outcome is unknown), and with status None when the outcome
-        is unknown: connection errors, timeouts and 5xx answers (a gateway's 502/504 says
-        nothing about whether payments applied the charge) that persist through the retries,
-        or a 4xx to a retry after such an attempt (it rejects only the retry, e.g. a 409 or
-        429 while the first attempt is still being applied). A caller that retries the same
-        checkout after status None must pass the same id again.
+        Raises UpstreamError with the HTTP status when payments rejected the request (a 4xx
+        other than 409/429 while no earlier attempt's outcome is unknown), and with status
+        None when the outcome is unknown: connection errors, timeouts, 5xx answers (a
+        gateway's 502/504 says nothing about whether payments applied the request), 409 and
+        429 answers (the same key may still be being applied by an earlier attempt or an
+        earlier call) that persist through the retries, a 4xx to a retry after such an
+        attempt, or a success answer that cannot be read.
         """
-        payload = {
-            "order_id": order_id,
-            "customer_id": customer_id,
-            "amount": str(amount.quantize(Decimal("0.01"))),
-            "currency": currency.upper(),
-        }
-        url = self._url("/v2/charges")
-        # The caller's key on every attempt: payments answers a repeated key with the
-        # original charge, so retrying after a lost response or a 5xx cannot bill twice.
-        headers = {"X-Request-Source": "orders", "Idempotency-Key": request_id}
         last_failure = "no attempt made"
         outcome_unknown = False
         for attempt in range(1, self._config.max_attempts + 1):
@@ -178,14 +180,14 @@ class PaymentsClient(_ServiceClient):
             except (requests.ConnectionError, requests.Timeout) as exc:
                 last_failure = str(exc)
                 outcome_unknown = True
-                log.warning("payment charge for order %s failed (attempt %d): %s", order_id, attempt, exc)
+                log.warning("payment %s failed (attempt %d): %s", what, attempt, exc)
                 continue
-            if resp.status_code >= 500:
+            if resp.status_code >= 500 or resp.status_code in (409, 429):
                 last_failure = f"status {resp.status_code}"
                 outcome_unknown = True
                 log.warning(
-                    "payment charge for order %s answered %s (attempt %d) request_id=%s",
-                    order_id,
+                    "payment %s answered %s (attempt %d) request_id=%s",
+                    what,
                     resp.status_code,
                     attempt,
                     resp.headers.get("X-Request-Id", "-"),
@@ -193,33 +195,58 @@ class PaymentsClient(_ServiceClient):
                 continue
             if resp.status_code >= 400:
                 log.error(
-                    "payment charge failed status=%s order=%s request_id=%s",
+                    "payment %s failed status=%s request_id=%s",
+                    what,
                     resp.status_code,
-                    order_id,
                     resp.headers.get("X-Request-Id", "-"),
                 )
                 if outcome_unknown:
                     # An earlier attempt may already have been applied (or still be running),
-                    # so this 4xx rejects only the retry, not the charge.
+                    # so this 4xx rejects only the retry, not the request.
                     raise UpstreamError(
                         self.service_name,
                         None,
                         f"outcome unknown: retry answered {resp.status_code} after {last_failure}",
                     )
-            return self._check(resp)["charge_id"]
+            return self._check(resp)
         raise UpstreamError(
             self.service_name, None, f"outcome unknown after {self._config.max_attempts} attempts: {last_failure}"
         )
 
+    def charge(self, order_id: str, customer_id: str, amount: Decimal, currency: str, request_id: str) -> str:
+        """Charge the customer's default payment method; returns the charge id.
+
+        `request_id` identifies this charge request and is sent as the Idempotency-Key.
+        Raises UpstreamError with the HTTP status when payments rejected the charge, and
+        with status None when the outcome is unknown (see _post_money). A caller that
+        retries the same checkout after status None must pass the same id again.
+        """
+        payload = {
+            "order_id": order_id,
+            "customer_id": customer_id,
+            "amount": str(amount.quantize(Decimal("0.01"))),
+            "currency": currency.upper(),
+        }
+        # The caller's key on every attempt: payments answers a repeated key with the
+        # original charge, so retrying after a lost response or a 5xx cannot bill twice.
+        headers = {"X-Request-Source": "orders", "Idempotency-Key": request_id}
+        data = self._post_money(self._url("/v2/charges"), payload, headers, f"charge for order {order_id}")
+        return self._field(data, "charge_id")
+
     def refund(self, charge_id: str, amount: Decimal, reason: str, request_id: str) -> str:
-        """Refund part or all of a charge; `request_id` identifies this refund request."""
-        resp = self._session.post(
+        """Refund part or all of a charge; returns the refund id.
+
+        `request_id` identifies this refund request and is sent as the Idempotency-Key on
+        every attempt. Errors are reported as for charge(): status None means the outcome is
+        unknown and the refund must be retried with the same id.
+        """
+        data = self._post_money(
             self._url(f"/v2/charges/{quote(charge_id, safe='')}/refunds"),
-            json={"amount": str(amount.quantize(Decimal("0.01"))), "reason": reason},
-            headers={"Idempotency-Key": request_id},
-            timeout=self.timeout,
+            {"amount": str(amount.quantize(Decimal("0.01"))), "reason": reason},
+            {"Idempotency-Key": request_id},
+            f"refund of charge {charge_id}",
         )
-        return self._check(resp)["refund_id"]
+        return self._field(data, "refund_id")
 
 
 def build_clients() -> tuple[InventoryClient, PaymentsClient]:

@@ -171,6 +171,7 @@ class PaymentEventConsumer:
         self._prefetch = prefetch
         self._connection: pika.BlockingConnection | None = None
         self._channel = None
+        self._stopping = False
 
     def _declare_topology(self, channel) -> None:
         channel.exchange_declare(EXCHANGE, exchange_type="topic", durable=True)
@@ -190,7 +191,17 @@ class PaymentEventConsumer:
         channel.queue_bind(RETRY_QUEUE, RETRY_EXCHANGE)
 
     def _park(self, channel, method, properties, body: bytes) -> None:
-        channel.basic_publish("", PARKING_QUEUE, body, properties)
+        # The channel is in confirm mode, so basic_publish returns only once the broker has
+        # taken the (persistent, mandatory) copy; if it refuses it, the error propagates and
+        # the original stays unacked, to be redelivered instead of lost.
+        parked = pika.BasicProperties(
+            content_type=properties.content_type,
+            headers=properties.headers,
+            message_id=properties.message_id,
+            timestamp=properties.timestamp,
+            delivery_mode=2,
+        )
+        channel.basic_publish("", PARKING_QUEUE, body, parked, mandatory=True)
         channel.basic_ack(delivery_tag=method.delivery_tag)
 
     def _on_message(self, channel, method, properties, body: bytes) -> None:
@@ -218,19 +229,28 @@ class PaymentEventConsumer:
             self._connection.call_later(HEARTBEAT_INTERVAL_S, self._heartbeat)
 
     def stop(self, *_: object) -> None:
+        # Runs as a signal handler, possibly in the middle of pika's own I/O, which is not
+        # reentrant: only record the request and let the connection's loop act on it.
+        self._stopping = True
+        if self._connection is not None:
+            self._connection.add_callback_threadsafe(self._stop_consuming)
+
+    def _stop_consuming(self) -> None:
         if self._channel is not None:
             self._channel.stop_consuming()
 
     def run(self) -> None:
         self._connection = pika.BlockingConnection(self._params)
         self._channel = self._connection.channel()
+        self._channel.confirm_delivery()
         self._declare_topology(self._channel)
         self._channel.basic_qos(prefetch_count=self._prefetch)
         self._channel.basic_consume(QUEUE, on_message_callback=self._on_message)
         self._heartbeat()
         log.info("consuming %s", QUEUE)
         try:
-            self._channel.start_consuming()
+            if not self._stopping:  # a SIGTERM that came while connecting
+                self._channel.start_consuming()
         finally:
             self._connection.close()
 

@@ -194,12 +194,15 @@ def _insert_payment(
 
 
 def _mark_paid_if_covered(conn: psycopg.Connection, invoice_id: int) -> bool:
-    """Mark the invoice paid once its payments in the invoice currency cover the line total."""
+    """Mark the invoice paid once its net payments (payments less refunds, both in the
+    invoice currency) cover the line total."""
     updated = conn.execute(
         "UPDATE invoices i SET status = %s, paid_at = now()"
         " WHERE i.id = %s AND i.status = %s"
         " AND (SELECT COALESCE(SUM(p.amount), 0) FROM payments p"
         "      WHERE p.invoice_id = i.id AND p.currency = i.currency)"
+        "  - (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r"
+        "      WHERE r.invoice_id = i.id AND r.currency = i.currency)"
         "  >= (SELECT COALESCE(SUM(l.quantity * l.unit_price), 0) FROM invoice_lines l"
         "      WHERE l.invoice_id = i.id)",
         (InvoiceStatus.PAID.value, invoice_id, InvoiceStatus.OPEN.value),

@@ -191,6 +191,9 @@ func (h *Handler) serveBlob(w http.ResponseWriter, r *http.Request, doc Document
 	defer f.Close()
 	w.Header().Set("Content-Type", doc.ContentType)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// Owner downloads and share links are access-checked on every request (a link expires,
+	// a document is trashed), so no browser or shared cache may keep a copy.
+	w.Header().Set("Cache-Control", "private, no-store")
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": doc.Title}))
 	http.ServeContent(w, r, "", doc.CreatedAt, f)
 }

@@ -126,19 +126,29 @@ func (h *Handler) Delete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// PurgeDeleted removes each trashed document's blob first and its row only after that, so
+// a failed removal or a crash leaves the row in place and the next purge retries it.
 func (h *Handler) PurgeDeleted(w http.ResponseWriter, r *http.Request) {
-	keys, err := h.store.PurgeDeletedBefore(r.Context(), time.Now().Add(-trashRetention))
+	trashed, err := h.store.TrashedBefore(r.Context(), time.Now().Add(-trashRetention))
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	removed := make([]int64, 0, len(trashed))
 	failed := 0
-	for _, key := range keys {
-		if err := os.Remove(filepath.Join(h.blobRoot, key)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			h.log.Warn("blob not removed", "key", key, "err", err)
+	for _, doc := range trashed {
+		if err := os.Remove(filepath.Join(h.blobRoot, doc.BlobKey)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			h.log.Warn("blob not removed; row kept for the next purge", "doc", doc.ID, "key", doc.BlobKey, "err", err)
 			failed++
+			continue
 		}
+		removed = append(removed, doc.ID)
 	}
-	h.log.Info("trash purged", "documents", len(keys), "blob_errors", failed, "by", auth.UserFrom(r.Context()).ID)
-	writeJSON(w, http.StatusOK, map[string]int{"purged": len(keys), "blob_errors": failed})
+	purged, err := h.store.DeleteTrashed(r.Context(), removed)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.log.Info("trash purged", "documents", purged, "blob_errors", failed, "by", auth.UserFrom(r.Context()).ID)
+	writeJSON(w, http.StatusOK, map[string]int64{"purged": purged, "blob_errors": int64(failed)})
 }

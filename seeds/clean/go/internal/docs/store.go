@@ -122,23 +122,39 @@ func (s *Store) SoftDelete(ctx context.Context, id, ownerID int64) error {
 	return nil
 }
 
-// PurgeDeletedBefore removes documents trashed before cutoff and returns their blob keys.
-func (s *Store) PurgeDeletedBefore(ctx context.Context, cutoff time.Time) ([]string, error) {
+// TrashedBefore returns the blob keys and ids of documents trashed before cutoff. The rows
+// stay in place (invisible to every reader) until DeleteTrashed removes them, so a blob is
+// never left on disk without a row that names it.
+func (s *Store) TrashedBefore(ctx context.Context, cutoff time.Time) ([]Document, error) {
 	rows, err := s.db.QueryContext(ctx,
-		"DELETE FROM documents WHERE deleted_at IS NOT NULL AND deleted_at < $1 RETURNING blob_key", cutoff)
+		"SELECT "+documentColumns+" FROM documents WHERE deleted_at IS NOT NULL AND deleted_at < $1 ORDER BY deleted_at", cutoff)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var keys []string
+	var docs []Document
 	for rows.Next() {
-		var key string
-		if err := rows.Scan(&key); err != nil {
+		d, err := scanDocument(rows)
+		if err != nil {
 			return nil, err
 		}
-		keys = append(keys, key)
+		docs = append(docs, d)
 	}
-	return keys, rows.Err()
+	return docs, rows.Err()
+}
+
+// DeleteTrashed removes the rows of trashed documents whose blobs are gone and returns how
+// many rows it removed.
+func (s *Store) DeleteTrashed(ctx context.Context, ids []int64) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	res, err := s.db.ExecContext(ctx,
+		"DELETE FROM documents WHERE id = ANY($1) AND deleted_at IS NOT NULL", ids)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 func newShareToken() (string, error) {

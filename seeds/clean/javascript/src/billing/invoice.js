@@ -48,7 +48,17 @@ function lineTotalCents(line) {
   if (!Number.isInteger(line.quantity) || line.quantity <= 0) {
     throw new RangeError(`Invalid quantity for "${line.description}": ${line.quantity}`);
   }
-  return toCents(line.unitPrice) * line.quantity;
+  const unitCents = toCents(line.unitPrice);
+  if (unitCents < 0) {
+    // Credits are not invoice lines: a negative price would turn the subtotal, the discounts
+    // and the tax negative.
+    throw new RangeError(`Invalid unit price for "${line.description}": ${line.unitPrice}`);
+  }
+  const amountCents = unitCents * line.quantity;
+  if (!Number.isSafeInteger(amountCents)) {
+    throw new RangeError(`Line total out of range for "${line.description}"`);
+  }
+  return amountCents;
 }
 
 function discountCents(discount, subtotalCents, recurringCents, now) {
@@ -142,6 +152,10 @@ export function createInvoice(customer, lines, overrides = {}, now = new Date())
   const subtotalCents = sum(items.map((item) => item.amountCents));
   const recurringCents = sum(items.filter((item) => item.recurring).map((item) => item.amountCents));
   const discount = discountCents(customer.discount, subtotalCents, recurringCents, now);
+  // A fraction (0.2 for 20 %); a percentage such as 20, a string or NaN is rejected.
+  if (typeof options.taxRate !== 'number' || !(options.taxRate >= 0 && options.taxRate <= 1)) {
+    throw new RangeError(`Invalid tax rate: ${options.taxRate}`);
+  }
   const taxCents = Math.round((subtotalCents - discount) * options.taxRate);
   const totalCents = subtotalCents - discount + taxCents;
   const installments =

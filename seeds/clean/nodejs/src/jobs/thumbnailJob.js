@@ -64,8 +64,12 @@ function byteLimit(maxBytes) {
   });
 }
 
-async function download(url, destination) {
-  const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+function withDeadline(signal, ms) {
+  return signal ? AbortSignal.any([signal, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms);
+}
+
+async function download(url, destination, signal) {
+  const response = await fetch(url, { redirect: 'error', signal: withDeadline(signal, DOWNLOAD_TIMEOUT_MS) });
   if (!response.ok || !response.body) {
     throw new JobError(`download failed with status ${response.status}`, { retryable: response.status >= 500 });
   }
@@ -90,10 +94,11 @@ function outputPath(tenantId, assetId, size, fileName) {
   return { dir, file: path.join(dir, fileName) };
 }
 
-async function resize(input, output, width) {
+async function resize(input, output, width, signal) {
   // BORDERLINE 1 ImageMagick decodes whatever format the uploaded bytes claim; whether risky coders are disabled depends on the host's policy.xml, which is not part of this change
   await execFileAsync('convert', [input, '-auto-orient', '-strip', '-resize', `${width}x${width}`, output], {
     timeout: CONVERT_TIMEOUT_MS,
+    signal,
   });
 }
 
@@ -111,26 +116,41 @@ async function checksum(file) {
  * Job payload: { tenantId, assetId, sourceUrl, fileName }. `sourceUrl` and
  * `fileName` are taken from the client's upload-registration request.
  */
-async function generateThumbnails(job, { logger }) {
+async function generateThumbnails(job, { logger, signal }) {
   const source = parseSourceUrl(job.sourceUrl);
   const workDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'thumb-'));
+  const staged = [];
   try {
     const original = path.join(workDir, 'original');
-    await download(source, original);
+    await download(source, original, signal);
     const sourceSha256 = await checksum(original);
 
+    // Render every size to a temporary name beside its final path (same file system, so
+    // the rename is atomic); publish only once the whole set has been written.
     const thumbnails = [];
     for (const [size, width] of Object.entries(SIZES)) {
+      signal?.throwIfAborted();
       const { dir, file } = outputPath(job.tenantId, job.assetId, size, job.fileName);
       await fsp.mkdir(dir, { recursive: true });
-      await resize(original, file, width);
-      const { size: bytes } = await fsp.stat(file);
-      thumbnails.push({ size, path: path.relative(MEDIA_ROOT, file), bytes });
+      const temp = path.join(dir, `.tmp-${crypto.randomUUID()}-${job.fileName}`);
+      staged.push(temp);
+      await resize(original, temp, width, signal);
+      const { size: bytes } = await fsp.stat(temp);
+      thumbnails.push({ size, temp, file, bytes });
     }
+    for (const thumbnail of thumbnails) {
+      await fsp.rename(thumbnail.temp, thumbnail.file);
+    }
+    staged.length = 0;
 
     logger.info({ assetId: job.assetId, count: thumbnails.length }, 'thumbnails generated');
-    return { assetId: job.assetId, sourceSha256, thumbnails };
+    return {
+      assetId: job.assetId,
+      sourceSha256,
+      thumbnails: thumbnails.map(({ size, file, bytes }) => ({ size, path: path.relative(MEDIA_ROOT, file), bytes })),
+    };
   } finally {
+    await Promise.all(staged.map((temp) => fsp.rm(temp, { force: true })));
     await fsp.rm(workDir, { recursive: true, force: true });
   }
 }

@@ -15,8 +15,9 @@ const JobType = Object.freeze({
 
 const HEARTBEAT_INTERVAL_MS = 10_000;
 const RESERVE_WAIT_SECONDS = 20;
-// BORDERLINE 3 the claim lease is not renewed while a handler runs; it covers the thumbnail job's bounded run (30 s download, 3 x 60 s convert), but the metadata and purge handlers' run times are not part of this change
+// BORDERLINE 3 the claim lease is not renewed; every handler gets an AbortSignal that fires a minute before the lease lapses, and the thumbnail job honours it, but whether the metadata and purge handlers do is not part of this change
 const CLAIM_LEASE_MS = 10 * 60 * 1000;
+const HANDLER_DEADLINE_MS = CLAIM_LEASE_MS - 60_000;
 const BUSY_RETRY_DELAY_SECONDS = 60;
 const MAX_ATTEMPTS = 8;
 const MAX_BACKOFF_SECONDS = 15 * 60;
@@ -66,11 +67,15 @@ class Consumer extends EventEmitter {
 
   async stop() {
     this.running = false;
-    clearInterval(this.heartbeat);
-    this.heartbeat = null;
-    await this.loop;
-    while (this.inFlight > 0) {
-      await once(this, 'idle-slot');
+    try {
+      await this.loop;
+      while (this.inFlight > 0) {
+        await once(this, 'idle-slot');
+      }
+    } finally {
+      // Keep heartbeating until the in-flight jobs have drained.
+      clearInterval(this.heartbeat);
+      this.heartbeat = null;
     }
   }
 
@@ -116,7 +121,7 @@ class Consumer extends EventEmitter {
       }
       let result;
       try {
-        result = await handler(job.payload, { logger: log });
+        result = await handler(job.payload, { logger: log, signal: AbortSignal.timeout(HANDLER_DEADLINE_MS) });
       } catch (err) {
         await this.fail(job, err, log);
         return;

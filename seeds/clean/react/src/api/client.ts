@@ -127,7 +127,8 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
 
   const data = await readBody(response);
   if (!response.ok) {
-    if (response.status === 401) {
+    // Only drop the token this request was sent with: a late 401 from an older request must not wipe a newer one.
+    if (response.status === 401 && token !== null && getAccessToken() === token) {
       setAccessToken(null);
     }
     const message =
@@ -140,8 +141,8 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
 }
 
 export const ordersApi = {
-  search(query: string, page: number, signal?: AbortSignal): Promise<Page<OrderSummary>> {
-    const params = new URLSearchParams({ q: query, page: String(page) });
+  search(query: string, page: number, pageSize: number, signal?: AbortSignal): Promise<Page<OrderSummary>> {
+    const params = new URLSearchParams({ q: query, page: String(page), pageSize: String(pageSize) });
     return request(`/orders?${params}`, { signal });
   },
 

@@ -2,14 +2,59 @@ import { FormEvent, ReactElement, useEffect, useRef, useState } from "react";
 import { ApiError, Order, OrderStatus, ordersApi } from "../api/client";
 import { describeError, useOrder } from "../hooks/useOrders";
 
-// BORDERLINE 2 amounts are read and shown as hundredths of the currency unit (the API's *Cents fields); whether the shop sells in zero- or three-decimal currencies, and how the API encodes them, is outside this diff
-const AMOUNT_PATTERN = /^\d{1,7}(\.\d{1,2})?$/;
+// Amounts (the API's *Cents fields) are integers in the currency's minor unit (ISO 4217): cents for USD and EUR,
+// yen for JPY, fils for KWD. The number of decimals always comes from the order's currency, never a fixed 2.
 const REFUNDABLE_STATUSES: OrderStatus[] = ["paid", "shipped", "delivered"];
 /** The CRM that embeds this console in an iframe; the only frame allowed to receive order events. */
 const CRM_ORIGIN = "https://crm.northwind-support.example";
 
-function formatMoney(cents: number, currency: string): string {
-  return new Intl.NumberFormat(undefined, { style: "currency", currency }).format(cents / 100);
+/** Digits of the currency's minor unit: 2 for USD, 0 for JPY, 3 for KWD. */
+function minorDigits(currency: string): number {
+  return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+function amountPattern(digits: number): RegExp {
+  return digits === 0 ? /^\d{1,9}$/ : new RegExp(`^\\d{1,7}(\\.\\d{1,${digits}})?$`);
+}
+
+function formatMoney(minor: number, currency: string): string {
+  return new Intl.NumberFormat(undefined, { style: "currency", currency }).format(minor / 10 ** minorDigits(currency));
+}
+
+/** A refund attempt whose outcome is not known yet, kept across reloads, remounts and tabs until it is. */
+interface PendingRefund {
+  key: string;
+  amount: string;
+  reason: string;
+}
+
+function pendingStorageKey(orderId: string): string {
+  return `support.pendingRefund.${orderId}`;
+}
+
+function loadPendingRefund(orderId: string): PendingRefund | null {
+  try {
+    const raw = localStorage.getItem(pendingStorageKey(orderId));
+    const parsed: unknown = raw ? JSON.parse(raw) : null;
+    const p = parsed as Partial<PendingRefund> | null;
+    return p && typeof p.key === "string" && typeof p.amount === "string" && typeof p.reason === "string"
+      ? { key: p.key, amount: p.amount, reason: p.reason }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function savePendingRefund(orderId: string, pending: PendingRefund | null): void {
+  try {
+    if (pending) {
+      localStorage.setItem(pendingStorageKey(orderId), JSON.stringify(pending));
+    } else {
+      localStorage.removeItem(pendingStorageKey(orderId));
+    }
+  } catch {
+    // Storage unavailable (private mode, quota): the key is still held in memory for this page.
+  }
 }
 
 function formatDateTime(iso: string): string {
@@ -48,36 +93,61 @@ interface RefundFormProps {
 }
 
 function RefundForm({ order, onRefunded }: RefundFormProps) {
-  const [amount, setAmount] = useState("");
-  const [reason, setReason] = useState("");
+  // An attempt left unresolved by an earlier page, panel or tab is picked up again with its key and fields.
+  const [restored] = useState(() => loadPendingRefund(order.id));
+  const [amount, setAmount] = useState(restored?.amount ?? "");
+  const [reason, setReason] = useState(restored?.reason ?? "");
   const [submitting, setSubmitting] = useState(false);
-  const [formError, setFormError] = useState<string | null>(null);
-  // One key per refund attempt, held until the server's answer is known. While it is held the amount and
-  // reason are locked, so a retry resends the same request under the same key and is applied at most once.
-  const idempotencyKey = useRef<string | null>(null);
-  const [unresolved, setUnresolved] = useState(false);
+  const [formError, setFormError] = useState<string | null>(
+    restored ? "An earlier refund attempt for this order has no known outcome: retry to finish it, it will not be applied twice." : null,
+  );
+  // One key per refund attempt, held (in memory and in localStorage) until the server's answer is known. While
+  // it is held the amount and reason are locked, so a retry resends the same request under the same key.
+  const idempotencyKey = useRef<string | null>(restored?.key ?? null);
+  const [unresolved, setUnresolved] = useState(restored !== null);
   const locked = submitting || unresolved;
+  const digits = minorDigits(order.currency);
+
+  function forgetAttempt() {
+    idempotencyKey.current = null;
+    savePendingRefund(order.id, null);
+    setUnresolved(false);
+  }
+
+  function discardAttempt() {
+    const refunded = formatMoney(order.refundedCents, order.currency);
+    if (
+      window.confirm(
+        `Discard this refund attempt? Check the refunded total (${refunded}) first: if the attempt went through, a new refund pays the customer again.`,
+      )
+    ) {
+      forgetAttempt();
+      setFormError(null);
+    }
+  }
 
   function submit(event: FormEvent) {
     event.preventDefault();
     setFormError(null);
-    if (!AMOUNT_PATTERN.test(amount.trim())) {
-      setFormError("Enter an amount such as 12.50.");
+    if (!amountPattern(digits).test(amount.trim())) {
+      setFormError(digits === 0 ? `Enter a whole amount of ${order.currency}.` : `Enter an amount with at most ${digits} decimals.`);
       return;
     }
-    const cents = Math.round(Number(amount.trim()) * 100);
+    const cents = Math.round(Number(amount.trim()) * 10 ** digits);
     // A retry is not checked against the refreshed balance: that balance may already include this refund.
     if (!unresolved && (cents <= 0 || cents > remainingCents(order))) {
-      setFormError(`Refund must be between 0.01 and ${formatMoney(remainingCents(order), order.currency)}.`);
+      setFormError(`Refund must be between ${formatMoney(1, order.currency)} and ${formatMoney(remainingCents(order), order.currency)}.`);
       return;
     }
     setSubmitting(true);
+    const isRetry = unresolved;
     const key = (idempotencyKey.current ??= crypto.randomUUID());
+    // Saved before sending, so a reload while the request is in flight still finds the key.
+    savePendingRefund(order.id, { key, amount: amount.trim(), reason });
     ordersApi
       .refund(order.id, cents, reason.trim(), key)
       .then(() => {
-        idempotencyKey.current = null;
-        setUnresolved(false);
+        forgetAttempt();
         setAmount("");
         setReason("");
         return onRefunded();
@@ -87,10 +157,13 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
           setUnresolved(true);
           setFormError(`${describeError(err)} The refund may already have gone through: retry to finish it, it will not be applied twice.`);
           void onRefunded();
+        } else if (isRetry) {
+          // A refused retry says nothing about the earlier attempt, which may still have been applied: keep its key.
+          setFormError(`${describeError(err)} An earlier attempt may already have gone through, so this refund stays tied to it: retry once the problem is fixed.`);
+          void onRefunded();
         } else {
-          // The server answered and refused it: nothing was refunded, so an edited request may use a new key.
-          idempotencyKey.current = null;
-          setUnresolved(false);
+          // The server answered the first attempt and refused it: nothing was refunded, so an edited request may use a new key.
+          forgetAttempt();
           setFormError(describeError(err));
         }
       })
@@ -123,6 +196,11 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
       <button type="submit" disabled={submitting}>
         {submitting ? "Refunding…" : unresolved ? "Retry refund" : "Issue refund"}
       </button>
+      {unresolved && !submitting && (
+        <button type="button" className="button--secondary" onClick={discardAttempt}>
+          Discard attempt
+        </button>
+      )}
     </form>
   );
 }
@@ -130,10 +208,13 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
 export function OrderDetails({ orderId }: { orderId: string }) {
   const { order, error, loading, refresh } = useOrder(orderId);
 
+  // Sent once per opened order, not on every 30 s poll or refresh (which replace the order object).
+  const openedId = order?.id;
+  const openedNumber = order?.number;
   useEffect(() => {
-    if (!order || window.parent === window) return;
-    window.parent.postMessage({ type: "support:order-opened", orderId: order.id, number: order.number }, CRM_ORIGIN);
-  }, [order]);
+    if (!openedId || window.parent === window) return;
+    window.parent.postMessage({ type: "support:order-opened", orderId: openedId, number: openedNumber }, CRM_ORIGIN);
+  }, [openedId, openedNumber]);
 
   if (loading) {
     return <p className="muted">Loading order…</p>;

@@ -19,11 +19,13 @@ export function describeError(err: unknown): string {
 interface SearchState {
   orders: OrderSummary[];
   total: number;
+  /** Page size the server actually used for this result (it is asked for PAGE_SIZE). */
+  pageSize: number;
   loading: boolean;
   error: string | null;
 }
 
-const initialSearch: SearchState = { orders: [], total: 0, loading: false, error: null };
+const initialSearch: SearchState = { orders: [], total: 0, pageSize: PAGE_SIZE, loading: false, error: null };
 
 /**
  * Orders matching `query`, one page at a time. Re-runs whenever the query or the
@@ -36,10 +38,11 @@ export function useOrderSearch(query: string, page: number) {
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true, error: null }));
     ordersApi
-      .search(query, page, controller.signal)
+      .search(query, page, PAGE_SIZE, controller.signal)
       .then((result) => {
         if (controller.signal.aborted) return;
-        setState({ orders: result.items, total: result.total, loading: false, error: null });
+        const pageSize = Number.isInteger(result.pageSize) && result.pageSize > 0 ? result.pageSize : PAGE_SIZE;
+        setState({ orders: result.items, total: result.total, pageSize, loading: false, error: null });
       })
       .catch((err: unknown) => {
         if (controller.signal.aborted) return;
@@ -48,7 +51,7 @@ export function useOrderSearch(query: string, page: number) {
     return () => controller.abort();
   }, [query, page]);
 
-  const pageCount = Math.ceil(state.total / PAGE_SIZE);
+  const pageCount = Math.ceil(state.total / state.pageSize);
 
   return { ...state, pageCount };
 }

@@ -142,6 +142,10 @@ export function createInvoice(customer, lines, options = DEFAULT_OPTIONS, now = 
   const subtotalCents = sum(items.map((item) => item.amountCents));
   const recurringCents = sum(items.filter((item) => item.recurring).map((item) => item.amountCents));
   const discount = discountCents(customer.discount, subtotalCents, recurringCents, now);
+  // A fraction (0.2 for 20 %); a percentage such as 20, a string or NaN is rejected.
+  if (typeof options.taxRate !== 'number' || !(options.taxRate >= 0 && options.taxRate <= 1)) {
+    throw new RangeError(`Invalid tax rate: ${options.taxRate}`);
+  }
   const taxCents = Math.round((subtotalCents - discount) * options.taxRate);
   const totalCents = subtotalCents - discount + taxCents;
   const installments =

@@ -203,9 +203,18 @@ export async function importCustomers(csvText, { fx, actor, accountCurrency = 'U
 
   const accepted = [];
   const rejected = [];
+  const firstLineByExternalId = new Map();
   rows.forEach(({ line, cells }) => {
     try {
-      accepted.push(normalise(toRecord(columns, cells), actor.tenantId));
+      const record = normalise(toRecord(columns, cells), actor.tenantId);
+      // The same customer twice (concatenated or re-run exports) would be imported twice,
+      // with its opening balance counted twice; the first row wins.
+      const firstLine = firstLineByExternalId.get(record.externalId);
+      if (firstLine !== undefined) {
+        throw new ImportError(`Duplicate externalId ${record.externalId} (first seen on line ${firstLine})`);
+      }
+      firstLineByExternalId.set(record.externalId, line);
+      accepted.push(record);
     } catch (err) {
       if (!(err instanceof ImportError)) {
         throw err;

@@ -36,7 +36,7 @@ export function useOrderSearch(query: string, page: number) {
     setState((s) => ({ ...s, loading: true, error: null }));
     // SEED 5 [MAJOR] (core/race-condition) request is never cancelled or ignored on cleanup, so a slow response for an older query can land last and overwrite the results for the current one
     ordersApi
-      .search(query, page)
+      .search(query, page, PAGE_SIZE)
       .then((result) => {
         setState({ orders: result.items, total: result.total, loading: false, error: null });
       })

@@ -55,7 +55,9 @@ export class AuthTokenStore {
           }),
           catchError((err: HttpErrorResponse) => {
             this.telemetry.trackEvent('auth.refresh_failed', { status: err.status });
-            this.clear();
+            if (isSessionRejected(err)) {
+              this.clear();
+            }
             return throwError(() => err);
           }),
           finalize(() => {
@@ -66,6 +68,11 @@ export class AuthTokenStore {
     }
     return this.refreshInFlight;
   }
+}
+
+/** Only the refresh endpoint rejecting the refresh cookie means the session is gone. */
+function isSessionRejected(err: unknown): boolean {
+  return err instanceof HttpErrorResponse && (err.status === 400 || err.status === 401 || err.status === 403);
 }
 
 function isOwnApi(url: string): boolean {
@@ -100,11 +107,13 @@ export const authInterceptor: HttpInterceptorFn = (
       if (!(err instanceof HttpErrorResponse) || err.status !== 401) {
         return throwError(() => err);
       }
-      // Only a failed refresh means the session is gone; errors of the retried request
-      // propagate to the caller unchanged.
+      // Only a refresh the API rejects means the session is gone; a network error or 5xx on
+      // the refresh, and errors of the retried request, propagate to the caller unchanged.
       return tokens.refresh().pipe(
         catchError((refreshErr: unknown) => {
-          redirectToLogin(router);
+          if (isSessionRejected(refreshErr)) {
+            redirectToLogin(router);
+          }
           return throwError(() => refreshErr);
         }),
         switchMap((fresh) => next(withBearer(req, fresh))),

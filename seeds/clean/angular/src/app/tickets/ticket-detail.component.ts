@@ -4,7 +4,16 @@ import { HttpErrorResponse } from '@angular/common/http';
 import { FormControl, FormGroup, ReactiveFormsModule, Validators } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink } from '@angular/router';
 import { EMPTY, Subject, interval, merge } from 'rxjs';
-import { catchError, debounceTime, distinctUntilChanged, map, startWith, switchMap, takeUntil } from 'rxjs/operators';
+import {
+  catchError,
+  debounceTime,
+  distinctUntilChanged,
+  exhaustMap,
+  map,
+  startWith,
+  switchMap,
+  takeUntil,
+} from 'rxjs/operators';
 
 import { Ticket, TicketComment, TicketPage, TicketService, TicketStatus } from './ticket.service';
 
@@ -76,7 +85,9 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
         switchMap((ticketId) =>
           interval(COMMENT_POLL_INTERVAL_MS).pipe(
             startWith(0),
-            switchMap(() =>
+            // exhaustMap: a tick that arrives while a load is still running is skipped, so a
+            // slow load of a long conversation is never cancelled and restarted.
+            exhaustMap(() =>
               this.tickets.listComments(ticketId).pipe(
                 catchError(() => {
                   this.commentsFailed = true;
@@ -160,14 +171,18 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
       .pipe(takeUntil(this.destroy$))
       .subscribe({
         next: (comment) => {
-          this.saving = false;
           if (this.ticket?.id !== ticketId) {
-            return; // the agent has moved on to another ticket
+            return; // the agent has moved on; resetForTicket already cleared saving
           }
+          this.saving = false;
           this.comments = [...this.comments, comment];
           this.replyControl.reset();
         },
         error: () => {
+          if (this.ticket?.id !== ticketId) {
+            this.loadError = `Your reply on ticket ${ticketId} was not sent.`;
+            return; // the current ticket's saving state is not this request's
+          }
           this.loadError = 'Your reply was not sent. Please try again.';
           this.saving = false;
         },
@@ -179,13 +194,21 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
       return;
     }
     this.saving = true;
-    this.tickets.updateStatus(this.ticket.id, TicketStatus.Closed).subscribe({
+    const ticketId = this.ticket.id;
+    this.tickets.updateStatus(ticketId, TicketStatus.Closed).subscribe({
       next: () => {
+        if (this.ticket?.id !== ticketId) {
+          return; // the agent has moved on to another ticket; do not navigate away from it
+        }
         const returnUrl = this.route.snapshot.queryParamMap.get('returnUrl');
         const target = returnUrl && returnUrl.startsWith('/') && !returnUrl.startsWith('//') ? returnUrl : '/tickets';
         void this.router.navigateByUrl(target);
       },
       error: () => {
+        if (this.ticket?.id !== ticketId) {
+          this.loadError = `Closing ticket ${ticketId} failed.`;
+          return;
+        }
         this.loadError = 'Closing the ticket failed. Please try again.';
         this.saving = false;
       },

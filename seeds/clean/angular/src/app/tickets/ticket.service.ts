@@ -62,6 +62,8 @@ interface CommentListResponse {
 }
 
 const MAX_READ_RETRIES = 3;
+/** Upper bound on comment pages per load, so a misbehaving cursor cannot loop forever. */
+const MAX_COMMENT_PAGES = 50;
 const RETRY_BASE_DELAY_MS = 500;
 
 function isRetryable(error: unknown): boolean {
@@ -102,17 +104,32 @@ export class TicketService {
       );
   }
 
-  /** The whole conversation: follows nextCursor until the API reports the last page. */
+  /**
+   * The whole conversation: follows nextCursor until the API reports the last page. A
+   * repeated cursor or more than MAX_COMMENT_PAGES pages is reported as an error.
+   */
   listComments(ticketId: string): Observable<TicketComment[]> {
     const url = `${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`;
+    const seenCursors = new Set<string>();
     const fetchPage = (cursor: string | null) =>
       this.http.get<CommentListResponse>(url, {
         headers: this.deskHeaders(),
         params: cursor ? { cursor } : {},
       });
+    const nextPage = (res: CommentListResponse): Observable<CommentListResponse> => {
+      const cursor = res.nextCursor;
+      if (!cursor) {
+        return EMPTY;
+      }
+      if (seenCursors.has(cursor) || seenCursors.size + 1 >= MAX_COMMENT_PAGES) {
+        return throwError(() => new Error(`Comment pagination for ticket ${ticketId} did not terminate`));
+      }
+      seenCursors.add(cursor);
+      return fetchPage(cursor);
+    };
     return fetchPage(null)
       .pipe(
-        expand((res) => (res.nextCursor ? fetchPage(res.nextCursor) : EMPTY)),
+        expand(nextPage),
         reduce<CommentListResponse, TicketComment[]>((all, res) => all.concat(res.comments), []),
         catchError((err: unknown) => {
           console.error(`Loading comments for ticket ${ticketId} failed`, err);

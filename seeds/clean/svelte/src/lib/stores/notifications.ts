@@ -16,6 +16,10 @@ export interface Notification {
 const MAX_KEPT = 200;
 const RECONNECT_BASE_MS = 1_000;
 const RECONNECT_MAX_MS = 60_000;
+/** A connection must stay open this long before the reconnect backoff starts over. */
+const STABLE_AFTER_MS = 30_000;
+/** Close code 1008 (policy violation): the server rejected the session, retrying cannot help. */
+const CLOSE_POLICY_VIOLATION = 1008;
 
 function streamUrl(): string {
   const protocol = location.protocol === "https:" ? "wss:" : "ws:";
@@ -58,18 +62,24 @@ function createNotificationStore() {
     let stopped = false;
     let attempts = 0;
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let stableTimer: ReturnType<typeof setTimeout> | undefined;
 
     function connect() {
       socket = new WebSocket(streamUrl());
       socket.onopen = () => {
-        attempts = 0;
+        // Only a connection that stays up resets the backoff, so a server that accepts and
+        // then drops the socket keeps backing off instead of being retried in a tight loop.
+        stableTimer = setTimeout(() => {
+          attempts = 0;
+        }, STABLE_AFTER_MS);
       };
       socket.onmessage = (event) => {
         const incoming = parseMessage(event.data);
         if (incoming.length > 0) update((current) => merge(current, incoming));
       };
-      socket.onclose = () => {
-        if (stopped) return;
+      socket.onclose = (event) => {
+        clearTimeout(stableTimer);
+        if (stopped || event.code === CLOSE_POLICY_VIOLATION) return;
         const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempts);
         attempts += 1;
         retryTimer = setTimeout(connect, delay / 2 + Math.random() * (delay / 2));
@@ -80,6 +90,7 @@ function createNotificationStore() {
     return () => {
       stopped = true;
       clearTimeout(retryTimer);
+      clearTimeout(stableTimer);
       socket?.close();
       // Drop the cached list so a later subscriber (possibly another signed-in user) starts empty.
       set([]);

@@ -30,6 +30,8 @@ final class APIClient {
     /// Public OAuth client: a mobile app cannot keep a client secret, so none is sent.
     private let clientID = "ios-orders-app"
     private var responseCache: [URL: CachedResponse] = [:]
+    /// Bumped by every clear, so a GET that was in flight when the cache was cleared cannot refill it.
+    private var cacheGeneration = 0
     private let cacheLock = NSLock()
 
     /// Forgets every cached body; called on sign-out so one account's data never serves another.
@@ -37,6 +39,7 @@ final class APIClient {
         cacheLock.lock()
         defer { cacheLock.unlock() }
         responseCache.removeAll()
+        cacheGeneration += 1
     }
 
     private struct CachedResponse {
@@ -112,30 +115,34 @@ final class APIClient {
         }
         var request = URLRequest(url: url)
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        if let cached = cachedResponse(for: url) {
+        // The entry and the generation are read together; a 304 answers exactly the ETag that was sent.
+        let (cached, generation) = cachedResponse(for: url)
+        if let cached = cached {
             request.setValue(cached.etag, forHTTPHeaderField: "If-None-Match")
         }
 
         let (data, http) = try await perform(request)
-        if http.statusCode == 304, let cached = cachedResponse(for: url) {
+        if http.statusCode == 304, let cached = cached {
             return try decode(cached.body)
         }
         try validate(http)
         if let etag = http.value(forHTTPHeaderField: "ETag") {
-            storeResponse(CachedResponse(etag: etag, body: data), for: url)
+            storeResponse(CachedResponse(etag: etag, body: data), for: url, generation: generation)
         }
         return try decode(data)
     }
 
-    private func cachedResponse(for url: URL) -> CachedResponse? {
+    private func cachedResponse(for url: URL) -> (CachedResponse?, Int) {
         cacheLock.lock()
         defer { cacheLock.unlock() }
-        return responseCache[url]
+        return (responseCache[url], cacheGeneration)
     }
 
-    private func storeResponse(_ response: CachedResponse, for url: URL) {
+    /// Stores the body only if the cache has not been cleared (sign-out) since the request was sent.
+    private func storeResponse(_ response: CachedResponse, for url: URL, generation: Int) {
         cacheLock.lock()
         defer { cacheLock.unlock() }
+        guard generation == cacheGeneration else { return }
         responseCache[url] = response
     }
 

@@ -69,6 +69,8 @@ final class OrderListViewModel: ObservableObject {
     private var totalPages = 1
     private var refreshTimer: Timer?
     private var reloadPending = false
+    /// Most pages one reload fetches again, so a long scroll back cannot turn every refresh into a burst of requests.
+    private static let maxReloadPages = 10
 
     /// Delivery windows arrive as UTC wall-clock strings, e.g. "2024-05-02 14:00".
     private static let deliveryWindowParser: DateFormatter = {
@@ -106,35 +108,50 @@ final class OrderListViewModel: ObservableObject {
             reloadPending = true
             return
         }
-        load(page: 1)
+        // Fetch again every page already on screen (up to maxReloadPages), so a refresh does not
+        // shrink a list the user has scrolled through back to its first page.
+        let loadedPages = min(max(nextPage - 1, 1), Self.maxReloadPages)
+        load(pages: 1...loadedPages)
     }
 
     func loadNextPage() {
         guard !isLoading, nextPage <= totalPages else { return }
-        load(page: nextPage)
+        load(pages: nextPage...nextPage)
     }
 
-    /// Page 1 replaces the list only once it has arrived, so a failed background refresh
-    /// keeps the rows already on screen.
-    private func load(page: Int) {
+    /// A reload (pages from 1) replaces the list only once all its pages have arrived, so a failed
+    /// background refresh keeps the rows already on screen.
+    private func load(pages: ClosedRange<Int>) {
         isLoading = true
         Task {
             do {
-                let token = try await session.validAccessToken()
-                let result: OrderPage = try await api.get(
-                    "orders",
-                    query: [URLQueryItem(name: "page", value: String(page))],
-                    token: token
-                )
+                var fetched: [Order] = []
+                var lastPage = pages.lowerBound - 1
+                var total = 1
+                for page in pages {
+                    let token = try await session.validAccessToken()
+                    let result: OrderPage = try await api.get(
+                        "orders",
+                        query: [URLQueryItem(name: "page", value: String(page))],
+                        token: token
+                    )
+                    fetched += result.orders
+                    lastPage = page
+                    total = result.totalPages
+                    if page >= result.totalPages { break }
+                }
                 await MainActor.run {
-                    self.orders = page == 1 ? result.orders : self.orders + result.orders
-                    self.totalPages = result.totalPages
-                    self.nextPage = page + 1
+                    let combined = pages.lowerBound == 1 ? fetched : self.orders + fetched
+                    // Rows shift between pages while the list changes; keep each order once.
+                    var seen = Set<String>()
+                    self.orders = combined.filter { seen.insert($0.id).inserted }
+                    self.totalPages = total
+                    self.nextPage = lastPage + 1
                     self.errorMessage = nil
                     self.finishLoading()
                 }
             } catch {
-                self.logger.error("Loading orders page \(page) failed: \(String(describing: error), privacy: .public)")
+                self.logger.error("Loading orders pages \(pages.lowerBound)-\(pages.upperBound) failed: \(String(describing: error), privacy: .public)")
                 await MainActor.run {
                     self.errorMessage = "Your orders could not be loaded."
                     self.finishLoading()

@@ -1,6 +1,6 @@
 import { Injectable, inject } from '@angular/core';
 import { HttpClient, HttpHeaders } from '@angular/common/http';
-import { EMPTY, Observable, of } from 'rxjs';
+import { EMPTY, Observable, of, throwError } from 'rxjs';
 import { catchError, expand, reduce, retry } from 'rxjs/operators';
 
 import { environment } from '../../environments/environment';
@@ -61,6 +61,9 @@ interface CommentListResponse {
   nextCursor: string | null;
 }
 
+/** Upper bound on comment pages per load, so a misbehaving cursor cannot loop forever. */
+const MAX_COMMENT_PAGES = 50;
+
 /**
  * Data access for the agent console's ticket workspace.
  *
@@ -89,17 +92,32 @@ export class TicketService {
       );
   }
 
-  /** The whole conversation: follows nextCursor until the API reports the last page. */
+  /**
+   * The whole conversation: follows nextCursor until the API reports the last page. A
+   * repeated cursor or more than MAX_COMMENT_PAGES pages is reported as an error.
+   */
   listComments(ticketId: string): Observable<TicketComment[]> {
     const url = `${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`;
+    const seenCursors = new Set<string>();
     const fetchPage = (cursor: string | null) =>
       this.http.get<CommentListResponse>(url, {
         headers: this.deskHeaders(),
         params: cursor ? { cursor } : {},
       });
+    const nextPage = (res: CommentListResponse): Observable<CommentListResponse> => {
+      const cursor = res.nextCursor;
+      if (!cursor) {
+        return EMPTY;
+      }
+      if (seenCursors.has(cursor) || seenCursors.size + 1 >= MAX_COMMENT_PAGES) {
+        return throwError(() => new Error(`Comment pagination for ticket ${ticketId} did not terminate`));
+      }
+      seenCursors.add(cursor);
+      return fetchPage(cursor);
+    };
     return fetchPage(null)
       .pipe(
-        expand((res) => (res.nextCursor ? fetchPage(res.nextCursor) : EMPTY)),
+        expand(nextPage),
         reduce<CommentListResponse, TicketComment[]>((all, res) => all.concat(res.comments), []),
         // SEED 5 [MAJOR] (core/swallowed-error) every failure (401, 500, offline) is turned into an empty list, so the agent sees "no comments" instead of an error and may reply without context
         catchError(() => of([])),
