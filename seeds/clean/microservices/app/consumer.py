@@ -140,6 +140,18 @@ class PaymentEventProcessor:
                 raise PermanentEventError(f"refund {event['event_id']} for unknown order {event['order_id']}")
             if row[0] == "awaiting_payment":
                 raise EventNotReady(f"refund {event['event_id']} arrived before the order's settlement")
+            # Only refunds of recorded charges count against what was paid. A refund of a charge
+            # whose settlement was parked (e.g. a duplicate charge on an already paid order) must
+            # not make the order look fully refunded; park it for the same manual reconciliation.
+            cur.execute(
+                "SELECT 1 FROM order_payments WHERE order_id = %s AND charge_id = %s",
+                (event["order_id"], event["charge_id"]),
+            )
+            if cur.fetchone() is None:
+                raise PermanentEventError(
+                    f"refund {event['event_id']} is for charge {event['charge_id']}, "
+                    f"which is not a recorded payment of order {event['order_id']}"
+                )
             cur.execute(
                 """
                 INSERT INTO order_refunds (event_id, order_id, charge_id, amount, currency, refunded_at)

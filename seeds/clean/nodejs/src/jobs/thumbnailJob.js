@@ -96,7 +96,10 @@ function outputPath(tenantId, assetId, size, fileName) {
 
 async function resize(input, output, width, signal) {
   // BORDERLINE 1 ImageMagick decodes whatever format the uploaded bytes claim; whether risky coders are disabled depends on the host's policy.xml, which is not part of this change
-  await execFileAsync('convert', [input, '-auto-orient', '-strip', '-resize', `${width}x${width}`, output], {
+  // `[0]` reads only the first frame: a multi-frame source (animated GIF, multi-page TIFF) would
+  // otherwise be written as output-0, output-1, ... instead of `output`, failing the job and leaving
+  // files the cleanup does not know about in the thumbnail directory.
+  await execFileAsync('convert', [`${input}[0]`, '-auto-orient', '-strip', '-resize', `${width}x${width}`, output], {
     timeout: CONVERT_TIMEOUT_MS,
     signal,
   });

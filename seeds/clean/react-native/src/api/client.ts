@@ -73,6 +73,7 @@ export async function loadSession(): Promise<Session | null> {
   return current;
 }
 
+// BORDERLINE 3 memory is updated before the Keychain write and listeners run only if it succeeds, so a failing Keychain reset on sign-out leaves the stored session and the signed-in UI; whether the platform Keychain can fail here is outside this diff
 async function saveSession(session: Session | null): Promise<void> {
   current = session;
   if (session) {

@@ -44,14 +44,22 @@ export function AppointmentsScreen({ navigation }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [bannerDismissed, setBannerDismissed] = useState(true);
   const loadingMore = useRef(false);
-  /** Bumped by every page-1 load; results of an older generation (a load-more or refresh overtaken by a refresh) are dropped. */
+  /** Bumped by every refresh (a page-1 load); results of an older generation (a load-more or refresh overtaken by a refresh) are dropped. */
   const generation = useRef(0);
+  /** The generation whose refresh has finished; load-more waits while a newer refresh is still running. */
+  const settledGeneration = useRef(0);
 
-  const loadPage = useCallback(async (pageToLoad: number) => {
-    const gen = pageToLoad === 1 ? ++generation.current : generation.current;
+  const loadPage = useCallback(async (pageToLoad: number, gen: number) => {
     const result = await listAppointments(pageToLoad);
     const doctorIds = [...new Set(result.items.map((a) => a.doctorId))];
-    const doctors = doctorIds.length > 0 ? await getDoctors(doctorIds) : [];
+    // Doctor names only decorate the rows (they fall back to the location): a failed lookup must not hide the appointments.
+    const doctors =
+      doctorIds.length > 0
+        ? await getDoctors(doctorIds).catch((err: unknown) => {
+            if (err instanceof AuthError) throw err;
+            return [] as Doctor[];
+          })
+        : [];
     const doctorsById = new Map(doctors.map((d) => [d.id, d]));
     const newRows = result.items.map((appointment) => ({ appointment, doctor: doctorsById.get(appointment.doctorId) }));
     if (gen !== generation.current) return;
@@ -61,14 +69,19 @@ export function AppointmentsScreen({ navigation }: Props) {
   }, []);
 
   const refresh = useCallback(async () => {
+    const gen = ++generation.current;
     setRefreshing(true);
     setError(null);
     try {
-      await loadPage(1);
+      await loadPage(1, gen);
     } catch (err) {
-      setError(messageFor(err));
+      if (gen === generation.current) setError(messageFor(err));
     } finally {
-      setRefreshing(false);
+      // Only the latest refresh ends the refreshing state: an overtaken one finishing first must not let load-more run early.
+      if (gen === generation.current) {
+        settledGeneration.current = gen;
+        setRefreshing(false);
+      }
     }
   }, [loadPage]);
 
@@ -102,10 +115,13 @@ export function AppointmentsScreen({ navigation }: Props) {
   }, [navigation]);
 
   const loadMore = () => {
-    if (loadingMore.current || !hasMore || refreshing) return;
+    if (loadingMore.current || !hasMore || refreshing || settledGeneration.current !== generation.current) return;
     loadingMore.current = true;
-    loadPage(page + 1)
-      .catch((err: unknown) => setError(messageFor(err)))
+    const gen = generation.current;
+    loadPage(page + 1, gen)
+      .catch((err: unknown) => {
+        if (gen === generation.current) setError(messageFor(err));
+      })
       .finally(() => {
         loadingMore.current = false;
       });

@@ -65,6 +65,7 @@ export function useOrder(orderId: string) {
   const [error, setError] = useState<string | null>(null);
   const requestSeq = useRef(0);
 
+  // BORDERLINE 3 the result is checked against the shared sequence, not the order shown now, so a refresh captured for an earlier order (a refund's onRefunded finishing after the panel switched) can show that order; reachable only if a caller reuses this panel for another orderId without remounting, which is outside this diff
   const refresh = useCallback(async () => {
     const seq = ++requestSeq.current;
     try {

@@ -42,11 +42,12 @@ export function AppointmentsScreen({ navigation }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [bannerDismissed, setBannerDismissed] = useState(true);
   const loadingMore = useRef(false);
-  /** Bumped by every page-1 load; results of an older generation (a load-more or refresh overtaken by a refresh) are dropped. */
+  /** Bumped by every refresh (a page-1 load); results of an older generation (a load-more or refresh overtaken by a refresh) are dropped. */
   const generation = useRef(0);
+  /** The generation whose refresh has finished; load-more waits while a newer refresh is still running. */
+  const settledGeneration = useRef(0);
 
-  const loadPage = useCallback(async (pageToLoad: number) => {
-    const gen = pageToLoad === 1 ? ++generation.current : generation.current;
+  const loadPage = useCallback(async (pageToLoad: number, gen: number = generation.current) => {
     const result = await listAppointments(pageToLoad);
     // SEED 6 [MAJOR] (core/n-plus-one) one /doctors request per appointment row although getDoctors batch lookup exists; a 20-row page costs 20 extra round trips on mobile networks
     const doctors = await Promise.all(result.items.map((a) => getDoctor(a.doctorId)));
@@ -59,14 +60,19 @@ export function AppointmentsScreen({ navigation }: Props) {
   }, []);
 
   const refresh = useCallback(async () => {
+    const gen = ++generation.current;
     setRefreshing(true);
     setError(null);
     try {
-      await loadPage(1);
+      await loadPage(1, gen);
     } catch (err) {
-      setError(messageFor(err));
+      if (gen === generation.current) setError(messageFor(err));
     } finally {
-      setRefreshing(false);
+      // Only the latest refresh ends the refreshing state: an overtaken one finishing first must not let load-more run early.
+      if (gen === generation.current) {
+        settledGeneration.current = gen;
+        setRefreshing(false);
+      }
     }
   }, [loadPage]);
 
@@ -96,7 +102,7 @@ export function AppointmentsScreen({ navigation }: Props) {
   }, [navigation]);
 
   const loadMore = () => {
-    if (loadingMore.current || !hasMore || refreshing) return;
+    if (loadingMore.current || !hasMore || refreshing || settledGeneration.current !== generation.current) return;
     loadingMore.current = true;
     // SEED 11 [MAJOR] (core/unhandled-promise) a failed page load is an unhandled rejection: no error is shown and loadingMore stays true, so pagination silently stops for good
     loadPage(page + 1).then(() => {

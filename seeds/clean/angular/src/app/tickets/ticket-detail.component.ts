@@ -52,6 +52,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
   page = 1;
   loadError: string | null = null;
   saving = false;
+  private destroyed = false;
 
   ngOnInit(): void {
     // The router reuses this component when a related-ticket link changes only :id, so the
@@ -128,6 +129,7 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
   }
 
   ngOnDestroy(): void {
+    this.destroyed = true;
     this.destroy$.next();
     this.destroy$.complete();
   }
@@ -195,16 +197,21 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
     }
     this.saving = true;
     const ticketId = this.ticket.id;
+    // Not cancelled on destroy, so the close still completes; a finished close only navigates
+    // while this component is still showing the ticket it closed.
     this.tickets.updateStatus(ticketId, TicketStatus.Closed).subscribe({
       next: () => {
-        if (this.ticket?.id !== ticketId) {
-          return; // the agent has moved on to another ticket; do not navigate away from it
+        if (this.destroyed || this.ticket?.id !== ticketId) {
+          return; // the agent has moved on (another ticket or another route); do not navigate away
         }
         const returnUrl = this.route.snapshot.queryParamMap.get('returnUrl');
         const target = returnUrl && returnUrl.startsWith('/') && !returnUrl.startsWith('//') ? returnUrl : '/tickets';
         void this.router.navigateByUrl(target);
       },
       error: () => {
+        if (this.destroyed) {
+          return;
+        }
         if (this.ticket?.id !== ticketId) {
           this.loadError = `Closing ticket ${ticketId} failed.`;
           return;

@@ -29,6 +29,9 @@ public sealed class InvoiceService : IInvoiceService
 {
     private static readonly TimeSpan PaymentTerms = TimeSpan.FromDays(30);
 
+    /// <summary>The largest payment RecordPaymentRequest accepts (its Range); keep the two in step.</summary>
+    internal const decimal MaxPayableAmount = 10_000_000m;
+
     private readonly BillingDbContext _db;
     private readonly IInvoiceRepository _repository;
     private readonly IExchangeRateClient _rates;
@@ -60,6 +63,7 @@ public sealed class InvoiceService : IInvoiceService
 
         var subtotal = request.Lines.Sum(l => l.UnitPrice * l.Quantity);
         var tax = Math.Round(subtotal * TaxRates.For(customer.BillingCountry), 2, MidpointRounding.AwayFromZero);
+        EnsurePayable(subtotal + tax);
 
         var rate = await _rates.GetRateAsync(request.Currency, customer.Currency, ct);
 
@@ -89,6 +93,19 @@ public sealed class InvoiceService : IInvoiceService
         await _db.SaveChangesAsync(ct);
         await transaction.CommitAsync(ct);
         return invoice;
+    }
+
+    /// <summary>
+    /// Payments must equal the total and are limited to 0.01..MaxPayableAmount, so an invoice
+    /// outside that range could never be paid; refuse it instead of issuing it.
+    /// </summary>
+    private static void EnsurePayable(decimal total)
+    {
+        if (total <= 0m || total > MaxPayableAmount)
+        {
+            throw new BillingRuleException(
+                $"An invoice total must be more than 0 and at most {MaxPayableAmount.ToString("0.00", CultureInfo.InvariantCulture)}.");
+        }
     }
 
     /// <summary>
@@ -141,6 +158,7 @@ public sealed class InvoiceService : IInvoiceService
         existing.TaxAmount = Math.Round(
             existing.Subtotal * TaxRates.For(existing.Customer.BillingCountry), 2, MidpointRounding.AwayFromZero);
         existing.Total = existing.Subtotal + existing.TaxAmount;
+        EnsurePayable(existing.Total);
         await SaveInvoiceChangesAsync(ct);
         return existing;
     }

@@ -103,6 +103,26 @@ final class SessionStore: ObservableObject {
         return try await refreshTokens().accessToken
     }
 
+    /// Runs `operation` with a valid access token. If the API rejects a token that still looked
+    /// valid here (device clock behind the server's, server-side revocation), the token is
+    /// refreshed once, unless another caller already replaced it, and the call is retried.
+    func withAccessToken<T>(_ operation: (String) async throws -> T) async throws -> T {
+        let token = try await validAccessToken()
+        do {
+            return try await operation(token)
+        } catch APIError.unauthorized {
+            let replacement = try await replacementAccessToken(for: token)
+            return try await operation(replacement)
+        }
+    }
+
+    private func replacementAccessToken(for rejected: String) async throws -> String {
+        if let current = try keychain.string(for: Keys.accessToken), current != rejected {
+            return current
+        }
+        return try await refreshTokens().accessToken
+    }
+
     func signOut() {
         sessionGeneration += 1
         api.clearResponseCache()
@@ -118,7 +138,12 @@ final class SessionStore: ObservableObject {
     /// rotates refresh tokens and a second use of the old one revokes the session.
     private func refreshTokens() async throws -> TokenPair {
         if let refreshTask {
-            return try await refreshTask.value
+            // A caller joining the shared refresh checks for a sign-out too, so it never gets
+            // (and sends requests with) tokens of a session that ended while it waited.
+            let generation = sessionGeneration
+            let tokens = try await refreshTask.value
+            guard sessionGeneration == generation else { throw CancellationError() }
+            return tokens
         }
         guard let refreshToken = try keychain.string(for: Keys.refreshToken) else {
             signOut()
@@ -143,6 +168,7 @@ final class SessionStore: ObservableObject {
         }
     }
 
+    // BORDERLINE 4 three separate delete-then-add Keychain writes: if one SecItemAdd fails after its delete, the rotated refresh token is lost and the next refresh signs out; whether the Keychain can fail here (e.g. writes before first unlock) is outside this diff
     private func store(_ tokens: TokenPair) throws {
         try keychain.set(tokens.accessToken, for: Keys.accessToken)
         try keychain.set(tokens.refreshToken, for: Keys.refreshToken)

@@ -129,12 +129,13 @@ final class OrderListViewModel: ObservableObject {
                 var lastPage = pages.lowerBound - 1
                 var total = 1
                 for page in pages {
-                    let token = try await session.validAccessToken()
-                    let result: OrderPage = try await api.get(
-                        "orders",
-                        query: [URLQueryItem(name: "page", value: String(page))],
-                        token: token
-                    )
+                    let result: OrderPage = try await session.withAccessToken { token in
+                        try await self.api.get(
+                            "orders",
+                            query: [URLQueryItem(name: "page", value: String(page))],
+                            token: token
+                        )
+                    }
                     fetched += result.orders
                     lastPage = page
                     total = result.totalPages
@@ -179,8 +180,9 @@ final class OrderListViewModel: ObservableObject {
     func cancel(_ order: Order) async {
         guard order.status.isCancellable else { return }
         do {
-            let token = try await session.validAccessToken()
-            try await api.post("orders/\(order.id)/cancel", token: token)
+            try await session.withAccessToken { token in
+                try await self.api.post("orders/\(order.id)/cancel", token: token)
+            }
             await MainActor.run { self.reload() }
         } catch APIError.unauthorized {
             await MainActor.run { self.errorMessage = "Please sign in again to cancel this order." }
@@ -193,8 +195,9 @@ final class OrderListViewModel: ObservableObject {
 
     func downloadReceipt(for order: Order) async throws -> URL {
         guard let receipt = order.receipt else { throw APIError.notFound }
-        let token = try await session.validAccessToken()
-        let data = try await api.download(receipt.downloadPath, token: token)
+        let data = try await session.withAccessToken { token in
+            try await self.api.download(receipt.downloadPath, token: token)
+        }
         let directory = try receiptsDirectory()
         let fileName = URL(fileURLWithPath: receipt.fileName).lastPathComponent
         let destination = directory.appendingPathComponent(fileName).standardizedFileURL

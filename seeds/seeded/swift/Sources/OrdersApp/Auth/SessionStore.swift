@@ -125,7 +125,12 @@ final class SessionStore: ObservableObject {
     /// rotates refresh tokens and a second use of the old one revokes the session.
     private func refreshTokens() async throws -> TokenPair {
         if let refreshTask {
-            return try await refreshTask.value
+            // A caller joining the shared refresh checks for a sign-out too, so it never gets
+            // (and sends requests with) tokens of a session that ended while it waited.
+            let generation = sessionGeneration
+            let tokens = try await refreshTask.value
+            guard sessionGeneration == generation else { throw CancellationError() }
+            return tokens
         }
         guard let refreshToken = defaults.string(forKey: Keys.refreshToken) else {
             signOut()

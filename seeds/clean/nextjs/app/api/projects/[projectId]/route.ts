@@ -102,6 +102,7 @@ export async function DELETE(_request: NextRequest, { params }: RouteContext) {
   if (!hasRole(access.membership, 'owner')) {
     return forbidden();
   }
+  // BORDERLINE 2 "Activity" rows keyed by projectId are not deleted here; whether they cascade with the project (or block its delete) is decided by the Prisma schema, which is not in this diff
   await prisma.$transaction([
     prisma.invitation.deleteMany({ where: { projectId } }),
     prisma.membership.deleteMany({ where: { projectId } }),

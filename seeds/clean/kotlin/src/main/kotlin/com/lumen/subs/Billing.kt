@@ -164,6 +164,7 @@ class BillingEventProcessor(private val repository: SubscriptionRepository) {
                 }
                 log.warn("chargeback {} opened on subscription {}", event.disputeId, event.subscriptionId)
             }
+            // BORDERLINE 5 any payment.succeeded renews one month without checking amountMinor or currency against the plan price; right only if the provider (not in this diff, see BORDERLINE 2 and 3) sends this event solely for full renewal charges of the subscription
             is BillingEvent.PaymentSucceeded -> {
                 if (!tx.renew(event.subscriptionId, event.occurredAt)) {
                     log.warn("payment {} received for canceled or unknown subscription {}", event.id, event.subscriptionId)

@@ -77,6 +77,7 @@ public class OrderController {
         return OrderView.from(orderService.get(id, user.customerId()));
     }
 
+    // BORDERLINE 5 checkout takes no client idempotency key, so a client or proxy that retries a POST whose response was lost creates a second order and charge (the gateway key is per order); whether clients retry checkout or dedupe it upstream is outside this diff
     @PostMapping("/checkout")
     public ResponseEntity<CheckoutResponse> checkout(
             @AuthenticationPrincipal ShopUser user, @Valid @RequestBody CheckoutRequest request) {
