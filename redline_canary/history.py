@@ -32,7 +32,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -451,6 +451,23 @@ def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
                 out.records.append(upgrade(record))
     except OSError as exc:
         raise BadInput(f"{p}: cannot read {what} ({exc.strerror or exc.__class__.__name__})") from None
+
+
+def run_records(path: Path | str, run_ids: Sequence[str], warn: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The records of the runs ``gate`` and ``issue`` judge. A malformed record of those runs
+    is refused (exit 2: judging around it could pass a run that failed), no record at all is
+    bad input naming the file, and every corrupt line is named through ``warn``."""
+    read = read_history(path)
+    read.refuse_malformed(path, run_ids)
+    records = [r for r in read.records if r["run_id"] in run_ids]
+    if not records:
+        shown = " or ".join(inert_line(repr(x)) for x in run_ids)
+        skipped = (f" ({len(read.corrupt)} corrupt line(s) skipped, first: line {read.corrupt[0][0]}, "
+                   f"{read.corrupt[0][1]})") if read.corrupt else ""
+        raise BadInput(inert_line(f"{path}: no records with run_id {shown}{skipped}"))
+    for line, why in read.corrupt:
+        warn(inert_line(f"{path}:{line}: corrupt record skipped ({why})"))
+    return records
 
 
 def year_file(folder: Path, record: Mapping[str, Any]) -> Path:

@@ -8,8 +8,7 @@ from typing import Any
 
 from redline_canary.actions import commands_suspended
 from redline_canary.clock import utc_now_iso
-from redline_canary.errors import BadInput
-from redline_canary.history import read_history
+from redline_canary.history import run_records
 from redline_canary.options import load_acknowledgements
 from redline_canary.render import inert_line, json_text
 from redline_canary.verdict import combine_exit_codes, final_attempts, record_exit_code
@@ -30,19 +29,7 @@ def register(sub: Any) -> None:
 def run_gate(args: argparse.Namespace) -> int:
     run_ids: list[str] = list(dict.fromkeys(args.run_ids))
     load_acknowledgements(args.acknowledgements, utc_now_iso()[:10])
-    read = read_history(args.history)
-    # A record of the judged run with a value of the wrong type is a bug or a forgery:
-    # judging around it could pass a run that failed, so it is refused (exit 2), never read
-    # as a gate failure (1). Other runs' malformed lines are skipped like corrupt ones.
-    read.refuse_malformed(args.history, run_ids)
-    records = [r for r in read.records if r["run_id"] in run_ids]
-    if not records:
-        shown = " or ".join(inert_line(repr(x)) for x in run_ids)
-        skipped = (f" ({len(read.corrupt)} corrupt line(s) skipped, first: line {read.corrupt[0][0]}, "
-                   f"{read.corrupt[0][1]})") if read.corrupt else ""
-        raise BadInput(inert_line(f"{args.history}: no records with run_id {shown}{skipped}"))
-    for line, why in read.corrupt:
-        print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
+    records = run_records(args.history, run_ids, lambda line: print(line, file=sys.stderr))
     judged = final_attempts(records, run_ids)
     run_label = ", ".join(run_ids)
     codes = [record_exit_code(r) for r in judged]

@@ -18,9 +18,9 @@ from typing import Any
 
 from redline_canary import validate
 from redline_canary.actions import commands_suspended
-from redline_canary.errors import BadInput, CanaryError, mask, one_line
+from redline_canary.errors import CanaryError, mask, one_line
 from redline_canary.github_api import GitHubClient, token_from_env
-from redline_canary.history import read_history
+from redline_canary.history import run_records
 from redline_canary.regression_issue import DEFAULT_LABEL, Action, Links, OpenIssue, judge, plan
 from redline_canary.render import inert_line, json_text
 from redline_canary.verdict import EXIT_PASS, combine_exit_codes
@@ -88,16 +88,7 @@ def run_issue(args: argparse.Namespace) -> int:
     links = Links(validate.link_url(args.run_url, "--run-url"), validate.link_url(args.summary_url, "--summary-url"))
     label = validate.label(args.label, "--label")
     api_url = validate.api_url(args.api_url)
-    read = read_history(args.history)
-    read.refuse_malformed(args.history, run_ids)
-    records = [r for r in read.records if r["run_id"] in run_ids]
-    if not records:
-        shown = " or ".join(inert_line(repr(x)) for x in run_ids)
-        skipped = (f" ({len(read.corrupt)} corrupt line(s) skipped, first: line {read.corrupt[0][0]}, "
-                   f"{read.corrupt[0][1]})") if read.corrupt else ""
-        raise BadInput(inert_line(f"{args.history}: no records with run_id {shown}{skipped}"))
-    for line, why in read.corrupt:
-        print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
+    records = run_records(args.history, run_ids, lambda line: print(line, file=sys.stderr))
     results = judge(records, run_ids)
     client = GitHubClient(token_from_env(), api_url)
     rows: list[dict[str, Any]] = []
