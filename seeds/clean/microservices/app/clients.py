@@ -128,6 +128,7 @@ class InventoryClient(_ServiceClient):
         data = self._get(f"/v1/stock/{quote(sku, safe='')}")
         return int(data["available"])
 
+    # BORDERLINE 5 a timeout or malformed answer escapes as a raw requests exception or KeyError and may leave an expiring hold behind; whether that matters depends on the callers and on inventory's handling of a repeated order_id, neither in this diff
     def reserve(self, order_id: str, sku: str, quantity: int) -> Reservation:
         if quantity <= 0:
             raise ValueError("quantity must be positive")
@@ -177,7 +178,9 @@ class PaymentsClient(_ServiceClient):
                 time.sleep(self._backoff_delay(attempt - 1))
             try:
                 resp = self._session.post(url, json=payload, headers=headers, timeout=self.timeout)
-            except (requests.ConnectionError, requests.Timeout) as exc:
+            except requests.RequestException as exc:
+                # Not only ConnectionError/Timeout: a reset or bad encoding while the answer
+                # is read (ChunkedEncodingError, ContentDecodingError) also leaves it unknown.
                 last_failure = str(exc)
                 outcome_unknown = True
                 log.warning("payment %s failed (attempt %d): %s", what, attempt, exc)

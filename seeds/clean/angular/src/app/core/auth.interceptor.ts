@@ -8,12 +8,14 @@ import {
 } from '@angular/common/http';
 import { Router } from '@angular/router';
 import { Observable, throwError } from 'rxjs';
-import { catchError, finalize, map, shareReplay, switchMap } from 'rxjs/operators';
+import { catchError, finalize, map, shareReplay, switchMap, timeout } from 'rxjs/operators';
 
 import { environment } from '../../environments/environment';
 import { TelemetryService } from './telemetry.service';
 
 const REFRESH_URL = `${environment.apiBaseUrl}/auth/refresh`;
+/** A stalled refresh must fail, or every request waiting on the shared refresh hangs with it. */
+const REFRESH_TIMEOUT_MS = 15_000;
 
 interface RefreshResponse {
   accessToken: string;
@@ -49,12 +51,15 @@ export class AuthTokenStore {
       this.refreshInFlight = this.http
         .post<RefreshResponse>(REFRESH_URL, {}, { withCredentials: true })
         .pipe(
+          timeout(REFRESH_TIMEOUT_MS),
           map((res) => {
             this.setAccessToken(res.accessToken);
             return res.accessToken;
           }),
-          catchError((err: HttpErrorResponse) => {
-            this.telemetry.trackEvent('auth.refresh_failed', { status: err.status });
+          catchError((err: unknown) => {
+            this.telemetry.trackEvent('auth.refresh_failed', {
+              status: err instanceof HttpErrorResponse ? err.status : 0, // 0: timed out
+            });
             if (isSessionRejected(err)) {
               this.clear();
             }

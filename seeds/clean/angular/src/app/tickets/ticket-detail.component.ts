@@ -168,12 +168,13 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
     }
     this.saving = true;
     const ticketId = this.ticket.id;
+    // Not cancelled on destroy, so a reply the agent sent still reaches the customer when
+    // they leave the page right after clicking Send.
     this.tickets
       .addComment(ticketId, this.replyControl.value, this.internalNoteControl.value)
-      .pipe(takeUntil(this.destroy$))
       .subscribe({
         next: (comment) => {
-          if (this.ticket?.id !== ticketId) {
+          if (this.destroyed || this.ticket?.id !== ticketId) {
             return; // the agent has moved on; resetForTicket already cleared saving
           }
           this.saving = false;
@@ -181,6 +182,9 @@ export class TicketDetailComponent implements OnInit, OnDestroy {
           this.replyControl.reset();
         },
         error: () => {
+          if (this.destroyed) {
+            return;
+          }
           if (this.ticket?.id !== ticketId) {
             this.loadError = `Your reply on ticket ${ticketId} was not sent.`;
             return; // the current ticket's saving state is not this request's

@@ -1,7 +1,7 @@
 import { Injectable, inject } from '@angular/core';
 import { HttpClient, HttpErrorResponse, HttpHeaders, HttpParams } from '@angular/common/http';
 import { EMPTY, Observable, throwError, timer } from 'rxjs';
-import { catchError, expand, reduce, retry } from 'rxjs/operators';
+import { catchError, expand, reduce, retry, timeout } from 'rxjs/operators';
 
 import { environment } from '../../environments/environment';
 
@@ -65,6 +65,12 @@ const MAX_READ_RETRIES = 3;
 /** Upper bound on comment pages per load, so a misbehaving cursor cannot loop forever. */
 const MAX_COMMENT_PAGES = 50;
 const RETRY_BASE_DELAY_MS = 500;
+/**
+ * Deadline for each read. HttpClient has none, and a stalled load would otherwise hang the
+ * view (and stop the exhaustMap comment poller for good). Writes get none: aborting a POST
+ * the server may still commit would invite a duplicate reply on retry.
+ */
+const READ_TIMEOUT_MS = 20_000;
 
 function isRetryable(error: unknown): boolean {
   return error instanceof HttpErrorResponse && (error.status === 0 || error.status >= 500);
@@ -89,13 +95,16 @@ export class TicketService {
     if (query.status) {
       params = params.set('status', query.status);
     }
-    return this.http.get<TicketPage>(this.baseUrl, { headers: this.deskHeaders(), params });
+    return this.http
+      .get<TicketPage>(this.baseUrl, { headers: this.deskHeaders(), params })
+      .pipe(timeout(READ_TIMEOUT_MS));
   }
 
   getTicket(id: string): Observable<Ticket> {
     return this.http
       .get<Ticket>(`${this.baseUrl}/${encodeURIComponent(id)}`, { headers: this.deskHeaders() })
       .pipe(
+        timeout(READ_TIMEOUT_MS),
         retry({
           count: MAX_READ_RETRIES,
           delay: (error: unknown, retryCount: number) =>
@@ -112,10 +121,12 @@ export class TicketService {
     const url = `${this.baseUrl}/${encodeURIComponent(ticketId)}/comments`;
     const seenCursors = new Set<string>();
     const fetchPage = (cursor: string | null) =>
-      this.http.get<CommentListResponse>(url, {
-        headers: this.deskHeaders(),
-        params: cursor ? { cursor } : {},
-      });
+      this.http
+        .get<CommentListResponse>(url, {
+          headers: this.deskHeaders(),
+          params: cursor ? { cursor } : {},
+        })
+        .pipe(timeout(READ_TIMEOUT_MS));
     const nextPage = (res: CommentListResponse): Observable<CommentListResponse> => {
       const cursor = res.nextCursor;
       if (!cursor) {

@@ -106,13 +106,23 @@ final class SessionStore: ObservableObject {
     /// Runs `operation` with a valid access token. If the API rejects a token that still looked
     /// valid here (device clock behind the server's, server-side revocation), the token is
     /// refreshed once, unless another caller already replaced it, and the call is retried.
+    /// A call that outlives its session (sign-out, possibly a new sign-in, while it ran) is
+    /// neither retried with the next session's token nor answered with the old session's result.
     func withAccessToken<T>(_ operation: (String) async throws -> T) async throws -> T {
+        let generation = sessionGeneration
         let token = try await validAccessToken()
+        guard sessionGeneration == generation else { throw CancellationError() }
         do {
-            return try await operation(token)
+            let result = try await operation(token)
+            guard sessionGeneration == generation else { throw CancellationError() }
+            return result
         } catch APIError.unauthorized {
+            guard sessionGeneration == generation else { throw CancellationError() }
             let replacement = try await replacementAccessToken(for: token)
-            return try await operation(replacement)
+            guard sessionGeneration == generation else { throw CancellationError() }
+            let result = try await operation(replacement)
+            guard sessionGeneration == generation else { throw CancellationError() }
+            return result
         }
     }
 
