@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from redline_canary.markers import RULE_ID
+
 _KEYS = {"reviewer", "stack", "seed", "rule", "reason", "until", "by", "repo", "fingerprint"}
-_RULE = re.compile(r"^[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)+$")
 _FINGERPRINT = re.compile(r"^[0-9a-f]{12}$")
 MAX_ENTRIES = 1000
 
@@ -106,7 +107,7 @@ def _entry(item: Any, i: int, today: str) -> Acknowledgement:
         raise AcknowledgementError(f"{where}: give exactly one of seed (a number) or rule (a rule id)")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 1):
         raise AcknowledgementError(f"{where}.seed: expected a seed number (an integer >= 1)")
-    if rule is not None and (not isinstance(rule, str) or not _RULE.match(rule)):
+    if rule is not None and (not isinstance(rule, str) or not RULE_ID.match(rule)):
         raise AcknowledgementError(f"{where}.rule: expected a rule id like core/ssrf")
     until = item.get("until")
     if not isinstance(until, str) or not is_iso_date(until):

@@ -18,11 +18,12 @@ reviews are grouped, so one decision settles them all.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from redline_canary.matching import distance
 from redline_canary.publication import PublishedFile, PublishedMarker
-from redline_canary.severity import Severity
+from redline_canary.severity import Severity, at_or_above
 
 CATEGORIES = ("clean", "noise", "undercall", "near-miss")
 GROUP_GAP = 2
@@ -58,7 +59,7 @@ class Entry:
     group: str = ""
 
     def as_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return asdict(self)
 
 
 @dataclass
@@ -87,21 +88,6 @@ def _corpus_place(files: Sequence[PublishedFile], path: str | None,
             nearest = max((p for p in back if p <= line), default=None)
             return f.corpus_path, back[nearest] if nearest is not None else None
     return None, None
-
-
-def _distance(start: int, end: int, m: PublishedMarker) -> int:
-    if start <= m.end_line and m.line <= end:
-        return 0
-    return m.line - end if end < m.line else start - m.end_line
-
-
-def _at_or_above(severity: str | None, floor: Severity) -> bool:
-    if severity is None:
-        return True  # unrated by location: every finding counts on the clean PR
-    try:
-        return Severity.parse(severity) >= floor
-    except ValueError:
-        return False
 
 
 def worklist(
@@ -140,14 +126,14 @@ def worklist(
                         pushed_path=str(path), pushed_line=line, corpus_path=cpath, corpus_line=cline,
                         excerpt=str(u.get("excerpt") or ""), reviewer=who, run_id=run)
             if kind == "clean":
-                if klass != "borderline" and _at_or_above(sev, floor):
+                if klass != "borderline" and at_or_above(sev, floor.name):
                     out.entries.append(Entry(category="clean", **base))
                 continue
             if klass != "noise":
                 continue
             near = None
             if isinstance(line, int) and isinstance(end, int):
-                gaps = [(_distance(line, end, m), m) for m in seeds if m.path == path]
+                gaps = [(distance(line, end, m.line, m.end_line), m) for m in seeds if m.path == path]
                 close = [(d, m) for d, m in gaps if window < d <= window + NEAR_MISS_EXTRA]
                 near = min(close, key=lambda x: (x[0], x[1].marker.n)) if close else None
             if near is not None:

@@ -17,16 +17,27 @@ class BaselineDiff:
     gate_reasons: list[str] = field(default_factory=list)
 
 
+def comparable_runs(history: Sequence[Mapping[str, Any]], record: Mapping[str, Any],
+                    limit: int) -> list[Mapping[str, Any]]:
+    """The last ``limit`` scored runs like ``record`` (same repo, stack, kind, reviewer and
+    corpus), one record per run (its final attempt), oldest first."""
+    by_run: dict[str, Mapping[str, Any]] = {}
+    for r in history:
+        if (all(r.get(k) == record.get(k) for k in _SAME) and r.get("outcome") == "scored"
+                and r.get("run_id") != record.get("run_id")):
+            key = str(r.get("run_id"))
+            if key not in by_run or int(r.get("attempt") or 1) >= int(by_run[key].get("attempt") or 1):
+                by_run[key] = r
+    ordered = sorted(by_run.values(), key=lambda r: str(r.get("recorded_at")))
+    return ordered[-limit:] if limit else []
+
+
 def latest_comparable(
     history: Sequence[Mapping[str, Any]], record: Mapping[str, Any]
 ) -> Mapping[str, Any] | None:
     """The newest scored record with the same repo, stack, kind, reviewer and corpus."""
-    candidates = [
-        r for r in history
-        if all(r.get(k) == record.get(k) for k in _SAME) and r.get("outcome") == "scored"
-        and r.get("run_id") != record.get("run_id")
-    ]
-    return max(candidates, key=lambda r: str(r.get("recorded_at")), default=None)
+    runs = comparable_runs(history, record, 1)
+    return runs[0] if runs else None
 
 
 def compare(history: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> BaselineDiff:

@@ -29,11 +29,11 @@ that give none.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from redline_canary.findings import Finding
+from redline_canary.markers import RULE_ID
 from redline_canary.severity import Severity
 
 MAX_FINDINGS = 10_000
@@ -259,11 +259,8 @@ def _sarif_result(result: Any, where: str, rules: Mapping[str, Mapping[str, Any]
                    word=word, rule=_catalog_rule(rule_id))
 
 
-_RULE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)+$")
-
-
 def _catalog_rule(rule_id: str) -> str:
     """A SARIF ruleId counts as a citation only when it is shaped like a catalog rule id."""
-    return rule_id if _RULE_ID.match(rule_id) else ""
+    return rule_id if RULE_ID.match(rule_id) else ""
 
 

@@ -85,19 +85,23 @@ def _dates_as_text(value: Any) -> Any:
 
 def gate_options(*, floor: Severity, min_recall: float | None, require_citation: bool, blocker_gate: str | None,
                  baseline: str | None, acknowledgements: tuple[Acknowledgement, ...],
-                 where: str = "") -> GateOptions:
-    """One GateOptions from flags or a target's keys, each checked under its own name."""
+                 where: str | None = None) -> GateOptions:
+    """One GateOptions from flags or a target's keys, each checked under its own name: the
+    flag (``--baseline``), or with ``where`` the target's key (``targets: [0].baseline``)."""
+    def name(key: str) -> str:
+        return f"--{key}" if where is None else f"{where}{key}"
+
     gate = blocker_gate or str(default("--blocker-gate"))
     if gate not in BLOCKER_GATES:
-        raise BadInput(f"{where}--blocker-gate: expected caught or found, got {validate.show(gate)}")
+        raise BadInput(f"{name('blocker-gate')}: expected caught or found, got {validate.show(gate)}")
     spec = None
     if baseline:
         try:
-            spec = parse_baseline(baseline, f"{where}--baseline")
+            spec = parse_baseline(baseline, name("baseline"))
         except ValueError as exc:
             raise BadInput(str(exc)) from None
     if min_recall is not None:
-        validate.number(min_recall, f"{where}--min-recall", low=0, high=1)
+        validate.number(min_recall, name("min-recall"), low=0, high=1)
     return GateOptions(min_recall=min_recall, require_citation=require_citation, blocker_gate=gate,
                        floor=floor.name, baseline=spec, acknowledgements=acknowledgements)
 

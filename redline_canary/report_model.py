@@ -25,6 +25,7 @@ from typing import Any
 
 from redline_canary.render import fmt_rate, md_seed_line, seed_line, terminal_safe
 from redline_canary.scoring import OUTCOMES, wilson
+from redline_canary.severity import SEVERITY_NAMES
 
 # The seed classes are the gate's (a rolling baseline fails on "newly missed"): one definition.
 from redline_canary.verdict import ALWAYS_CAUGHT as ALWAYS_CAUGHT
@@ -35,7 +36,6 @@ from redline_canary.verdict import SEED_CLASSES as SEED_CLASSES
 from redline_canary.verdict import classify as classify
 
 GAP_OUTCOMES = ("silent", "error", "cancelled")
-SEVERITY_NAMES = ("BLOCKER", "CRITICAL", "MAJOR", "MINOR", "INFO")
 SEED_STATES = ("caught", "undercalled", "missed")
 NONE = "none"  # the seed was not measured in that run (gap, or not in that corpus)
 

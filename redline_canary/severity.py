@@ -26,3 +26,12 @@ class Severity(enum.IntEnum):
 
 # Most severe first: the order reports and the matching objective use.
 SCALE: tuple[Severity, ...] = tuple(sorted(Severity, reverse=True))
+SEVERITY_NAMES: tuple[str, ...] = tuple(s.name for s in SCALE)
+
+
+def at_or_above(name: object, floor: str) -> bool:
+    """Whether a severity name read from a record is at or above ``floor``; None (an unrated
+    profile, DESIGN §5) always is, anything that is not a scale word never is."""
+    if name is None:
+        return True
+    return isinstance(name, str) and name in SEVERITY_NAMES and Severity[name] >= Severity[floor]

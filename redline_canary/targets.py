@@ -18,10 +18,8 @@ from redline_canary.errors import BadInput
 from redline_canary.options import gate_options, load_acknowledgements
 from redline_canary.profiles import PROFILES
 from redline_canary.publication import MODES
-from redline_canary.severity import SCALE, Severity
+from redline_canary.severity import SEVERITY_NAMES, Severity
 from redline_canary.verdict import GateOptions
-
-SEVERITY_NAMES = tuple(s.name for s in SCALE)
 
 _KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login"}
 # Gate options a target may set for itself (the action inputs and `run` flags of the same names).
@@ -66,14 +64,11 @@ class Target:
         acks = run_gate.acknowledgements
         if "acknowledgements" in keys:
             acks = load_acknowledgements(keys["acknowledgements"], today, f"{where}acknowledgements")
-        try:
-            gate = gate_options(
-                floor=Severity.parse(floor) if isinstance(floor, str) else Severity.parse(run_gate.floor),
-                min_recall=float(min_recall) if min_recall is not None else None, require_citation=citation,
-                blocker_gate=keys.get("blocker-gate", run_gate.blocker_gate),
-                baseline=keys.get("baseline", run_gate.baseline), acknowledgements=acks, where=where)
-        except BadInput as exc:
-            raise BadInput(str(exc).replace(f"{where}--", where)) from None
+        gate = gate_options(
+            floor=Severity.parse(floor) if isinstance(floor, str) else Severity.parse(run_gate.floor),
+            min_recall=float(min_recall) if min_recall is not None else None, require_citation=citation,
+            blocker_gate=keys.get("blocker-gate", run_gate.blocker_gate),
+            baseline=keys.get("baseline", run_gate.baseline), acknowledgements=acks, where=where)
         return replace(self, gate=gate)
 
 

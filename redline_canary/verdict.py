@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from redline_canary.acknowledgements import Acknowledgement, seed_fingerprint
+from redline_canary.baseline import comparable_runs, compare
+from redline_canary.severity import at_or_above
 
 EXIT_PASS = 0
 EXIT_GATE_FAILED = 1
@@ -68,7 +70,6 @@ def outcome_word(exit_code: int) -> str:
 
 
 BLOCKER_GATES = ("caught", "found")
-_LEVELS = ("INFO", "MINOR", "MAJOR", "CRITICAL", "BLOCKER")
 ALWAYS_CAUGHT = "always caught"
 INTERMITTENT = "intermittent"
 NEWLY_MISSED = "newly missed"
@@ -126,12 +127,6 @@ class Verdict:
         return out
 
 
-def _at_or_above(level: Any, floor: str) -> bool:
-    if level is None:
-        return True  # an unrated profile: the severity check is skipped (DESIGN §5)
-    return level in _LEVELS and _LEVELS.index(level) >= _LEVELS.index(floor)
-
-
 def seed_met(record: Mapping[str, Any], n: int, options: GateOptions) -> bool:
     """Whether seed ``n`` satisfies the gate in ``record``: caught, or with ``blocker-gate:
     found`` located by a finding at or above the floor."""
@@ -139,7 +134,7 @@ def seed_met(record: Mapping[str, Any], n: int, options: GateOptions) -> bool:
         return True
     if options.blocker_gate != "found":
         return False
-    return any(s.get("n") == n and _at_or_above((s.get("evidence") or {}).get("severity", "INFO"), options.floor)
+    return any(s.get("n") == n and at_or_above((s.get("evidence") or {}).get("severity", "INFO"), options.floor)
                for s in record.get("undercalled_seeds") or [])
 
 
@@ -153,11 +148,6 @@ def unmet_blockers(record: Mapping[str, Any], options: GateOptions | None = None
     """BLOCKER seeds of one record that do not satisfy the gate."""
     opts = options or GateOptions()
     return [int(s["n"]) for s in blocker_seeds(record) if not seed_met(record, int(s["n"]), opts)]
-
-
-def missed_blockers(record: Mapping[str, Any]) -> list[int]:
-    """BLOCKER seeds of a record that were not caught at their severity."""
-    return unmet_blockers(record)
 
 
 def classify(states: Sequence[str]) -> str:
@@ -178,24 +168,6 @@ def classify(states: Sequence[str]) -> str:
     if first_miss > 0 and not any(measured[first_miss:]):
         return NEWLY_MISSED
     return INTERMITTENT
-
-
-_SAME = ("repo", "stack", "kind", "reviewer", "corpus_fingerprint")
-
-
-def comparable_runs(history: Sequence[Mapping[str, Any]], record: Mapping[str, Any],
-                    limit: int) -> list[Mapping[str, Any]]:
-    """The last ``limit`` scored runs like ``record`` (same repo, stack, kind, reviewer and
-    corpus), one record per run (its final attempt), oldest first."""
-    by_run: dict[str, Mapping[str, Any]] = {}
-    for r in history:
-        if (all(r.get(k) == record.get(k) for k in _SAME) and r.get("outcome") == "scored"
-                and r.get("run_id") != record.get("run_id")):
-            key = str(r.get("run_id"))
-            if key not in by_run or int(r.get("attempt") or 1) >= int(by_run[key].get("attempt") or 1):
-                by_run[key] = r
-    ordered = sorted(by_run.values(), key=lambda r: str(r.get("recorded_at")))
-    return ordered[-limit:] if limit else []
 
 
 def decide(record: Mapping[str, Any], options: GateOptions, *,
@@ -272,7 +244,7 @@ def decide(record: Mapping[str, Any], options: GateOptions, *,
         if cfp:
             reasons.append(f"{cfp} clean false positive(s) at or above {options.floor}")
     if options.baseline == "previous":
-        reasons += _previous_baseline(history, record)
+        reasons += compare(history, record).gate_reasons
     return Verdict(not reasons, tuple(reasons), tuple(warnings), tuple(acknowledged), options.blocker_gate,
                    tuple(failing))
 
@@ -280,12 +252,6 @@ def decide(record: Mapping[str, Any], options: GateOptions, *,
 def _has_seed(record: Mapping[str, Any], n: int) -> bool:
     return any(s.get("n") == n for key in ("caught_seeds", "undercalled_seeds", "missed_seeds")
                for s in record.get(key) or [])
-
-
-def _previous_baseline(history: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> list[str]:
-    from redline_canary.baseline import compare
-
-    return compare(history, record).gate_reasons
 
 
 def confirm(attempts: Sequence[Mapping[str, Any]], last: dict[str, Any], attempt: int,
@@ -305,13 +271,6 @@ def unmet_blockers_all(attempts: Sequence[Mapping[str, Any]], last: Mapping[str,
     """BLOCKERs no attempt (earlier ones and ``last``) satisfied."""
     return [n for n in unmet_blockers(last, options)
             if not any(seed_met(r, n, options) for r in attempts)]
-
-
-def add_reasons(record: dict[str, Any], reasons: Sequence[str]) -> None:
-    """Extra failing reasons (a baseline's newly missed BLOCKER) fail the record's gate."""
-    if reasons:
-        record["gate"]["passed"] = False
-        record["gate"]["reasons"].extend(reasons)
 
 
 def final_attempts(records: Iterable[R], run_ids: Sequence[str] | None = None) -> list[R]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from clirun import cli
-from sandboxing import TOKEN
+from sandboxing import TOKEN, assert_no_canary_left
 from test_regression_issue import TARGET, pair, record
 
 from redline_canary.history import append_records
@@ -33,6 +33,8 @@ def sb() -> Iterator[Sandbox]:
     with Sandbox(token=TOKEN) as sandbox:
         sandbox.create_repo(METRICS, files={"README.md": "metrics\n"})
         yield sandbox
+        # A person's PR may stay open (the command must not touch it); nothing canary may.
+        assert_no_canary_left(sandbox, METRICS)
 
 
 def issue(sb: Sandbox, history: Path, *run_ids: str, extra: tuple[str, ...] = ()) -> Any:

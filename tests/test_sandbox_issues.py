@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from sandboxing import assert_no_canary_left
 
 from redline_canary.sandbox import Sandbox
 
@@ -24,6 +25,9 @@ def sb() -> Iterator[Sandbox]:
     with Sandbox() as sandbox:
         sandbox.create_repo(REPO, files={"README.md": "metrics\n"})
         yield sandbox
+        # The PRs these tests open are a person's ("feature"); none is a canary's.
+        for repo in sandbox.state.repos:
+            assert_no_canary_left(sandbox, repo)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary import __version__, validate
-from redline_canary.baseline import compare
+from redline_canary.baseline import comparable_runs, compare
 from redline_canary.capture import CaptureError, capture_meta, check_capture
 from redline_canary.clock import utc_now_iso
 from redline_canary.corpus import load_corpus, require_stack
@@ -30,7 +30,7 @@ from redline_canary.options import (
     parse_mode,
 )
 from redline_canary.render import inert_line, json_text, render_baseline, render_record
-from redline_canary.verdict import GateOptions, comparable_runs, decide, record_exit_code
+from redline_canary.verdict import GateOptions, decide, record_exit_code
 
 OFFLINE_REPO = "offline/review"  # the record's repo for a review that never was a PR
 MAX_FINDINGS_BYTES = 32 << 20
@@ -132,11 +132,8 @@ def check_score_options(args: argparse.Namespace) -> None:
 
 
 def _read_findings(path: str) -> list[Finding]:
-    try:
-        with open_regular(path, "findings file") as fh:
-            data = fh.read(MAX_FINDINGS_BYTES + 1)
-    except BadInput:
-        raise
+    with open_regular(path, "findings file") as fh:
+        data = fh.read(MAX_FINDINGS_BYTES + 1)
     if len(data) > MAX_FINDINGS_BYTES:
         raise BadInput(f"{path}: findings file larger than {MAX_FINDINGS_BYTES // (1 << 20)} MiB")
     try:
@@ -169,11 +166,11 @@ def run_findings(args: argparse.Namespace) -> int:
     findings = _read_findings(args.findings)
     corpus = load_corpus(args.corpus)
     require_stack(corpus, args.stack)
+    rules = gate_rules(args)
     settings = ScoreSettings(
         stack=args.stack, kind=kind, mode=mode, prefix=args.prefix or "",
         window=DEFAULT_WINDOW if args.window is None else args.window,
-        floor=parse_floor(args.floor),
-        gate=gate_rules(args),
+        floor=parse_floor(args.floor), gate=rules,
     )
     meta = {
         "run_id": args.run_id or f"findings-{utc_now_iso().replace(':', '')}",
@@ -181,7 +178,7 @@ def run_findings(args: argparse.Namespace) -> int:
         "tool_version": __version__,
     }
     _score, record = evaluate_findings(findings, corpus, settings, reviewer, meta)
-    return _finish(args, record, None)
+    return _finish(args, record, None, rules)
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -204,11 +201,11 @@ def run_score(args: argparse.Namespace) -> int:
                            args.profiles)
     corpus = load_corpus(args.corpus)
     require_stack(corpus, stack)
+    rules = gate_rules(args)
     settings = ScoreSettings(
         stack=stack, kind=kind, mode=mode, prefix=prefix,
         window=DEFAULT_WINDOW if args.window is None else args.window,
-        floor=parse_floor(args.floor),
-        gate=gate_rules(args),
+        floor=parse_floor(args.floor), gate=rules,
     )
     meta = {
         "run_id": args.run_id or f"score-{utc_now_iso().replace(':', '')}",
@@ -226,7 +223,7 @@ def run_score(args: argparse.Namespace) -> int:
     if fp_then and fp_then != record["corpus_fingerprint"]:
         print(inert_line(f"warning: {source} was captured with corpus {fp_then}, scoring with "
                          f"{record['corpus_fingerprint']}: line maps may differ"), file=sys.stderr)
-    return _finish(args, record, doc)
+    return _finish(args, record, doc, rules)
 
 
 def gate_rules(args: argparse.Namespace) -> GateOptions:
@@ -237,14 +234,14 @@ def gate_rules(args: argparse.Namespace) -> GateOptions:
                         acknowledgements=load_acknowledgements(args.acknowledgements, utc_now_iso()[:10]))
 
 
-def _finish(args: argparse.Namespace, record: dict[str, Any], doc: dict[str, Any] | None) -> int:
+def _finish(args: argparse.Namespace, record: dict[str, Any], doc: dict[str, Any] | None,
+            rules: GateOptions) -> int:
     """Baseline, history, output and exit code: the same for every source of a review."""
     history = read_history(args.history) if args.history else None
     for line, why in history.corrupt if history else []:
         print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     diff_text = ""
     if args.baseline and history is not None:
-        rules = gate_rules(args)
         record["gate"] = decide(record, rules, history=history.records).as_json()
         if rules.window:
             runs = comparable_runs(history.records, record, rules.window)
