@@ -314,14 +314,16 @@ class TargetCycle:
         on a clock that still sleeps, and skips the pacing queue; short ``Retry-After``
         waits are spent inside the budget. Otherwise teardown gets the full retry policy (a
         secondary rate limit must be waited out, not leave a PR open). Deleting the head
-        branch closes a PR on GitHub too, so a PR whose close failed is checked again after
-        its branch went. What is still left is in ``leftovers`` for the runner to report.
+        branch closes a PR on GitHub, so the branch goes first and the PR is closed
+        explicitly only when a read shows it still open: one content-creating request less
+        per PR, which is what the token's secondary limit counts. What is still left is in
+        ``leftovers`` for the runner to report.
         """
         for pr in self.prs:
-            closed = pr.number is None or self._teardown_step(pr, "close", self._close)
             deleted = self._teardown_step(pr, "delete", self._delete)
-            if not closed and deleted:
-                closed = self._teardown_step(pr, "check", self._closed)
+            closed = pr.number is None or (deleted and self._teardown_step(pr, "check", self._closed))
+            if not closed:
+                closed = self._teardown_step(pr, "close", self._close)
             if not closed and pr.number is not None:
                 self.leftovers.pulls.append(pr.number)
             if not deleted:

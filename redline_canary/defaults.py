@@ -30,6 +30,9 @@ RUN_DEFAULTS: tuple[Default, ...] = (
     Default("--window", 4, "line window for a match", "window"),
     Default("--confirm", 1, "re-runs of a seeded PR that missed a BLOCKER before it counts", "confirm"),
     Default("--parallel", 4, "targets at once"),
+    Default("--budget-share", 1,
+            "jobs sharing this token at once: each paces itself at 1/N of GitHub's content-creation "
+            "limits (80/min, 500/h); the workflow passes its matrix's max-parallel", "budget-share"),
     Default("--floor", "MAJOR", "lowest severity that counts on the clean PR", "floor"),
     Default("--blocker-gate", "caught",
             "gate: a BLOCKER counts when caught at its severity (caught) or located at any severity at "

@@ -140,7 +140,12 @@ class GitHubClient:
                 resp = self._http.send(nxt)
         except httpx.HTTPError as exc:
             raise ApiFailure(0, exc.__class__.__name__, what=what) from None
-        _decipher(resp, what)
+        try:
+            _decipher(resp, what)
+        except ApiFailure as exc:
+            if exc.rate_limited and exc.headers.get("x-ratelimit-remaining") != "0":
+                self.pacer.slow_down()  # a secondary limit: the token's budget is shared with more than us
+            raise
         return resp
 
     def _json(self, method: str, route: str, url: str, *, body: Any = None,

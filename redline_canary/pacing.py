@@ -1,34 +1,71 @@
-"""A shared budget for content-creating requests across concurrent targets.
+"""A shared budget for content-creating requests across concurrent targets and jobs.
 
 GitHub's secondary limit trips at about 80 content-creating requests a minute and 500 an
-hour. Every POST/PATCH/DELETE of every target takes a slot here first, so twenty targets
-running at once slow down instead of being locked out.
+hour *per token*. Every POST/PATCH/DELETE of every target takes a slot here first, so
+twenty targets running at once slow down instead of being locked out. A matrix of jobs
+shares one token, so each job paces itself at its ``share`` of the budget (the workflow
+passes the matrix's parallelism). GitHub does not publish the exact limits, and other
+tools may spend the same token, so the pacer also adapts: the first secondary-limit
+answer halves its rate (multiplicative decrease) and each quiet minute gives back a tenth
+of the share (additive increase), as TCP does with a congested link.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import deque
 
 from redline_canary.clock import Clock
 
+MIN_FACTOR = 1 / 16  # never slower than 1/16 of the share: a run must still finish
+INCREASE_STEP = 0.1  # factor given back per quiet RECOVERY seconds
+RECOVERY = 60.0
+
 
 class Pacer:
-    def __init__(self, clock: Clock, per_minute: int = 80, per_hour: int = 500) -> None:
+    def __init__(self, clock: Clock, per_minute: int = 80, per_hour: int = 500, share: int = 1) -> None:
+        if share < 1:
+            raise ValueError("share must be at least 1")
         self.clock = clock
-        self.limits = ((60.0, per_minute), (3600.0, per_hour))
+        self.share = share
+        self.base = ((60.0, per_minute / share), (3600.0, per_hour / share))
         self.stamps: deque[float] = deque()
         self.lock = threading.Lock()
         self.waited = 0.0
+        self.factor = 1.0
+        self.slowdowns = 0
+        self._last_change = clock.now()
+
+    def limits(self) -> tuple[tuple[float, int], ...]:
+        """(window seconds, requests allowed) now: the share scaled by the adaptive factor."""
+        return tuple((window, max(1, math.floor(limit * self.factor))) for window, limit in self.base)
+
+    def slow_down(self) -> None:
+        """GitHub answered a secondary rate limit: halve the rate (at most once per window
+        of answers: concurrent requests that were already in flight all see the same limit)."""
+        with self.lock:
+            now = self.clock.now()
+            if self.slowdowns and now - self._last_change < 1.0:
+                return
+            self.factor = max(MIN_FACTOR, self.factor / 2)
+            self.slowdowns += 1
+            self._last_change = now
+
+    def _recover(self, now: float) -> None:
+        while self.factor < 1.0 and now - self._last_change >= RECOVERY:
+            self.factor = round(min(1.0, self.factor + INCREASE_STEP), 6)
+            self._last_change += RECOVERY
 
     def acquire(self) -> None:
         while True:
             with self.lock:
                 now = self.clock.now()
+                self._recover(now)
                 while self.stamps and now - self.stamps[0] >= 3600.0:
                     self.stamps.popleft()
                 wait = 0.0
-                for window, limit in self.limits:
+                for window, limit in self.limits():
                     recent = [t for t in self.stamps if now - t < window]
                     if len(recent) >= limit:
                         wait = max(wait, recent[-limit] + window - now)

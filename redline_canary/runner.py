@@ -94,10 +94,10 @@ def run_targets(
     targets: list[Target], corpus: CorpusData, options: CycleOptions, *, token: str,
     api_url: str | None, parallel: int = 4, history: Path | None = None,
     progress: Callable[[str, str], None] | None = None, clock: RealClock | None = None,
-    writes_per_minute: int = 80, writes_per_hour: int = 500,
+    writes_per_minute: int = 80, writes_per_hour: int = 500, budget_share: int = 1,
 ) -> RunResult:
     clock = clock or RealClock()
-    pacer = Pacer(clock, writes_per_minute, writes_per_hour)  # shared by every target
+    pacer = Pacer(clock, writes_per_minute, writes_per_hour, budget_share)  # shared by every target
     result = RunResult()
     lock = threading.Lock()
     codes: list[int] = []

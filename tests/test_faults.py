@@ -46,8 +46,8 @@ CYCLE_ROUTES = [
     ("GET", f"{R}/pulls/{{pull_number}}/comments"),
     ("GET", f"{R}/pulls/{{pull_number}}/reviews"),
     ("GET", f"{R}/issues/{{issue_number}}/comments"),
-    ("PATCH", f"{R}/pulls/{{pull_number}}"),
     ("DELETE", f"{R}/git/refs/{{ref}}"),
+    ("GET", f"{R}/pulls/{{pull_number}}"),
 ]
 TRANSIENT_FAULTS: dict[str, dict[str, Any]] = {
     "one-502": {"status": 502, "times": 1},
@@ -57,11 +57,12 @@ TRANSIENT_FAULTS: dict[str, dict[str, Any]] = {
     "one-malformed-200": {"status": 200, "body": "{not json", "times": 1},
 }
 ALWAYS_500 = {"status": 500, "times": None}
-# Deleting a PR's head branch closes the PR on GitHub: a close that fails for good is
-# finished by the branch delete. A delete that fails for good is the one thing left behind.
+# Teardown deletes the head branch first, which closes the PR on GitHub, and closes the
+# PR explicitly (PATCH) only when a read shows it still open: a delete that fails for good
+# leaves its branch behind (the PR is then closed by the PATCH).
 LEFT_BEHIND_WHEN_ALWAYS_500 = {("DELETE", f"{R}/git/refs/{{ref}}")}
-# An always-failing route after both PRs are scored costs nothing the verdict needs.
-HARMLESS_WHEN_ALWAYS_500 = {("PATCH", f"{R}/pulls/{{pull_number}}")}
+# A read of the PR that fails for good after the delete costs one PATCH, nothing the verdict needs.
+HARMLESS_WHEN_ALWAYS_500 = {("GET", f"{R}/pulls/{{pull_number}}")}
 
 
 class PassingReviewer(Reviewer):
@@ -170,8 +171,8 @@ RETRY_AFTER_ROUTES = [
     ("POST", f"{R}/git/refs"),
     ("POST", f"{R}/pulls"),
     ("GET", f"{R}/pulls/{{pull_number}}/comments"),
-    ("PATCH", f"{R}/pulls/{{pull_number}}"),
     ("DELETE", f"{R}/git/refs/{{ref}}"),
+    ("GET", f"{R}/pulls/{{pull_number}}"),
 ]
 
 
@@ -544,3 +545,23 @@ def test_a_trigger_comment_acknowledged_with_eyes_is_waited_for_in_full(
     assert outcomes("eyes") == ["silent", "silent"]
     # never heard: the trigger did not take
     assert outcomes(None) == ["error", "error"]
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_a_secondary_limit_slows_the_whole_run_down_not_just_the_request(
+    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from redline_canary.clock import RealClock
+    from redline_canary.github_api import GitHubClient
+    from redline_canary.pacing import Pacer
+
+    pacer = Pacer(RealClock())
+    client = GitHubClient(TOKEN, sandbox.url, pacer=pacer)
+    sandbox.inject_fault("POST", f"{R}/labels", status=403, times=1, headers={"retry-after": "0"},
+                         body={"message": "You have exceeded a secondary rate limit and have been temporarily "
+                                          "blocked from content creation. Please retry your request again later."})
+    try:
+        client.ensure_label(REPO, "redline-canary")
+    finally:
+        client.close()
+    assert pacer.slowdowns == 1 and pacer.limits()[0] == (60.0, 40)

@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
     add_gate_options(p)
     p.add_argument("--baseline-history", metavar="FILE",
                    help="history to take the --baseline from (default: the --history file)")
-    for flag in ("--confirm", "--parallel"):
+    for flag in ("--confirm", "--parallel", "--budget-share"):
         d = BY_FLAG[flag]
         p.add_argument(flag, type=int, default=d.value, help=f"{d.help} (default: %(default)s)")
     p.add_argument("--save-captures", help="keep every scored capture in this folder")
@@ -104,6 +104,7 @@ def check_run_options(args: argparse.Namespace) -> None:
     validate.integer(args.stable_polls, "--stable-polls", low=1, high=100)
     validate.integer(args.confirm, "--confirm", low=0, high=MAX_CONFIRM)
     validate.integer(args.parallel, "--parallel", low=1, high=64)
+    validate.integer(args.budget_share, "--budget-share", low=1, high=256)
     validate.integer(args.window, "--window", low=0, high=validate.MAX_WINDOW)
     validate.api_url(args.api_url)
     if args.run_id is not None:
@@ -127,6 +128,7 @@ class RunOptions:
     api_url: str | None
     history: Path | None
     parallel: int
+    budget_share: int
     dry_run: bool
     json: bool
     env: Mapping[str, str] = field(repr=False)  # holds the token: never in a repr
@@ -156,7 +158,7 @@ class RunOptions:
             profiles_file=args.profiles,
         )
         return cls(tuple(targets), corpus, cycle, args.api_url, Path(args.history) if args.history else None,
-                   args.parallel, args.dry_run, args.json, env)
+                   args.parallel, args.budget_share, args.dry_run, args.json, env)
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -177,7 +179,7 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO) -> int:
     token = token_from_env(options.env)
     history = options.history
     result = run_targets(targets, options.corpus, options.cycle, token=token, api_url=options.api_url,
-                         parallel=options.parallel, history=history)
+                         parallel=options.parallel, history=history, budget_share=options.budget_share)
     if options.json:
         for r in result.records:
             print(json_text(r, indent=None), file=out)
