@@ -19,6 +19,18 @@ log = logging.getLogger(__name__)
 RETRYABLE_STATUSES = frozenset({502, 503, 504})
 
 
+def _amount(amount: Decimal) -> str:
+    """An amount as payments takes it: a positive decimal string with two places.
+
+    An amount it cannot carry exactly is refused, never rounded: charging 10.00 for a
+    10.005 order would be a silent wrong charge.
+    """
+    cents = amount.quantize(Decimal("0.01")) if amount.is_finite() else amount
+    if not amount.is_finite() or amount <= 0 or cents != amount:
+        raise ValueError(f"amount must be a positive number of cents, got {amount}")
+    return str(cents)
+
+
 class UpstreamError(Exception):
     """An upstream service failed or answered with an unexpected status."""
 
@@ -227,7 +239,7 @@ class PaymentsClient(_ServiceClient):
         payload = {
             "order_id": order_id,
             "customer_id": customer_id,
-            "amount": str(amount.quantize(Decimal("0.01"))),
+            "amount": _amount(amount),
             "currency": currency.upper(),
         }
         # The caller's key on every attempt: payments answers a repeated key with the
@@ -245,7 +257,7 @@ class PaymentsClient(_ServiceClient):
         """
         data = self._post_money(
             self._url(f"/v2/charges/{quote(charge_id, safe='')}/refunds"),
-            {"amount": str(amount.quantize(Decimal("0.01"))), "reason": reason},
+            {"amount": _amount(amount), "reason": reason},
             {"Idempotency-Key": request_id},
             f"refund of charge {charge_id}",
         )

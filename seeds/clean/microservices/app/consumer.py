@@ -64,8 +64,9 @@ def delivery_attempts(properties: pika.BasicProperties) -> int:
 
 
 class PaymentEventProcessor:
-    def __init__(self, conn: psycopg2.extensions.connection) -> None:
-        self._conn = conn
+    def __init__(self, connect: Callable[[], psycopg2.extensions.connection]) -> None:
+        self._connect = connect
+        self._conn = connect()
         self._handlers: dict[EventType, Callable[[dict[str, Any]], None]] = {
             EventType.SETTLED: self._on_settled,
             EventType.FAILED: self._on_failed,
@@ -84,7 +85,25 @@ class PaymentEventProcessor:
         handler(event)
 
     def rollback(self) -> None:
-        self._conn.rollback()
+        """Undo the failed event's transaction.
+
+        A failure that closed the connection (database restart, failover, idle kill) gets a
+        new one, so the event goes to the retry queue instead of the consumer dying; while
+        the database is still down the next event fails and comes back here.
+        """
+        try:
+            if not self._conn.closed:
+                self._conn.rollback()
+                return
+        except psycopg2.Error:
+            log.warning("rollback failed; reconnecting to the database")
+        try:
+            self._conn = self._connect()
+        except psycopg2.OperationalError:
+            log.warning("database unreachable; the event will be retried")
+
+    def close(self) -> None:
+        self._conn.close()
 
     def _on_settled(self, event: dict[str, Any]) -> None:
         amount = Decimal(event["amount"])
@@ -269,14 +288,16 @@ class PaymentEventConsumer:
 
 def main() -> None:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper())
-    conn = psycopg2.connect(os.environ["DATABASE_URL"], application_name="orders-payment-consumer")
-    consumer = PaymentEventConsumer(os.environ["AMQP_URL"], PaymentEventProcessor(conn))
+    processor = PaymentEventProcessor(
+        lambda: psycopg2.connect(os.environ["DATABASE_URL"], application_name="orders-payment-consumer")
+    )
+    consumer = PaymentEventConsumer(os.environ["AMQP_URL"], processor)
     signal.signal(signal.SIGTERM, consumer.stop)
     started = time.monotonic()
     try:
         consumer.run()
     finally:
-        conn.close()
+        processor.close()
         log.info("consumer stopped after %.0f s", time.monotonic() - started)
 
 

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import secrets
+import socket
 import time
 from decimal import Decimal
 from urllib.parse import urlsplit
@@ -28,6 +29,7 @@ MAX_DELIVERY_ATTEMPTS = 5
 SIGNATURE_TOLERANCE_SECONDS = 300
 DELIVERY_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
 DELIVERY_DEADLINE_SECONDS = 15
+DNS_TIMEOUT_SECONDS = 5
 
 router = APIRouter(prefix="/webhooks", tags=["webhooks"])
 
@@ -46,32 +48,50 @@ def _sign(secret: str, body: bytes) -> dict[str, str]:
     }
 
 
-async def _assert_public_destination(url: str) -> None:
-    """Reject webhook URLs that are not https or that resolve to a non-public address."""
+async def _public_address(url: str) -> str:
+    """The checked address a webhook request must connect to.
+
+    Every address the name resolves to must be public, and the request then goes to the
+    address checked here (see _post), so a second lookup cannot rebind the name to an
+    internal host. The lookup is bounded: a customer's name server cannot hold the worker.
+    """
     parts = urlsplit(url)
     if parts.scheme != "https" or not parts.hostname:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook URLs must use https")
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(parts.hostname, parts.port or 443)
-    except OSError:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook host does not resolve") from None
-    for *_, sockaddr in infos:
-        # BORDERLINE 1 the address is checked before httpx resolves the name again, leaving a DNS-rebinding window; whether egress is also restricted at the network layer is outside this diff
-        if not ipaddress.ip_address(sockaddr[0]).is_global:
-            raise HTTPException(
-                status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook URL must resolve to a public address"
+        async with asyncio.timeout(DNS_TIMEOUT_SECONDS):
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                parts.hostname, parts.port or 443, type=socket.SOCK_STREAM
             )
+    except (OSError, TimeoutError):
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook host does not resolve") from None
+    addresses = [sockaddr[0] for *_, sockaddr in infos]
+    if not addresses or not all(ipaddress.ip_address(a).is_global for a in addresses):
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook URL must resolve to a public address")
+    return addresses[0]
 
 
-async def _post(client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str]) -> int:
-    """POST to a customer endpoint and return its status code.
+async def _post(client: httpx.AsyncClient, url: str, address: str, body: bytes, headers: dict[str, str]) -> int:
+    """POST to a customer endpoint at its checked address and return its status code.
 
-    The response is streamed and closed unread, so an endpoint cannot make the worker
-    buffer an unbounded body, and the whole exchange has one deadline. Raises
-    httpx.HTTPError or TimeoutError.
+    The connection goes to ``address`` while the Host header and the TLS server name (which
+    the certificate is verified against) stay the URL's host. The response is streamed and
+    closed unread, so an endpoint cannot make the worker buffer an unbounded body, and the
+    whole exchange has one deadline. Raises httpx.HTTPError or TimeoutError.
     """
+    parts = urlsplit(url)
+    port = parts.port or 443
+    host = f"[{address}]" if ":" in address else address
+    pinned = parts._replace(netloc=f"{host}:{port}").geturl()
+    host_header = parts.hostname if port == 443 else f"{parts.hostname}:{port}"
     async with asyncio.timeout(DELIVERY_DEADLINE_SECONDS):
-        async with client.stream("POST", url, content=body, headers=headers) as resp:
+        async with client.stream(
+            "POST",
+            pinned,
+            content=body,
+            headers={**headers, "Host": host_header},
+            extensions={"sni_hostname": parts.hostname},
+        ) as resp:
             return resp.status_code
 
 
@@ -99,11 +119,11 @@ async def register_endpoint(
 ) -> dict[str, object]:
     url = str(body.url)
     secret = secrets.token_urlsafe(32)
-    await _assert_public_destination(url)
+    address = await _public_address(url)
     ping = json.dumps({"type": "ping"}).encode()
     async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT, follow_redirects=False) as client:
         try:
-            status_code = await _post(client, url, ping, _sign(secret, ping))
+            status_code = await _post(client, url, address, ping, _sign(secret, ping))
         except (httpx.HTTPError, TimeoutError):
             raise HTTPException(422, "endpoint could not be reached") from None
     if status_code >= 300:
@@ -134,8 +154,8 @@ async def _deliver(client: httpx.AsyncClient, endpoint: dict, event: dict) -> bo
     body = json.dumps(event, separators=(",", ":"), default=str).encode()
     for attempt in range(MAX_DELIVERY_ATTEMPTS):
         try:
-            await _assert_public_destination(endpoint["url"])
-            status_code = await _post(client, endpoint["url"], body, _sign(endpoint["secret"], body))
+            address = await _public_address(endpoint["url"])
+            status_code = await _post(client, endpoint["url"], address, body, _sign(endpoint["secret"], body))
             if status_code < 300:
                 return True
             log.warning("endpoint %s answered %s", endpoint["id"], status_code)

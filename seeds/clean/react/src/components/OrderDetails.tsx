@@ -109,8 +109,12 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
   const digits = minorDigits(order.currency);
 
   function forgetAttempt() {
+    // Only this attempt's record is removed: another tab's unresolved attempt for the order stays.
+    const stored = loadPendingRefund(order.id);
+    if (stored === null || stored.key === idempotencyKey.current) {
+      savePendingRefund(order.id, null);
+    }
     idempotencyKey.current = null;
-    savePendingRefund(order.id, null);
     setUnresolved(false);
   }
 
@@ -137,6 +141,16 @@ function RefundForm({ order, onRefunded }: RefundFormProps) {
     // A retry is not checked against the refreshed balance: that balance may already include this refund.
     if (!unresolved && (cents <= 0 || cents > remainingCents(order))) {
       setFormError(`Refund must be between ${formatMoney(1, order.currency)} and ${formatMoney(remainingCents(order), order.currency)}.`);
+      return;
+    }
+    const stored = loadPendingRefund(order.id);
+    if (idempotencyKey.current === null && stored !== null) {
+      // Another tab holds an attempt for this order with no known outcome: finish that one, never start a second.
+      idempotencyKey.current = stored.key;
+      setAmount(stored.amount);
+      setReason(stored.reason);
+      setUnresolved(true);
+      setFormError("Another refund attempt for this order has no known outcome: retry to finish it, it will not be applied twice.");
       return;
     }
     setSubmitting(true);
