@@ -59,6 +59,13 @@ data "aws_iam_policy_document" "ledger_task" {
     actions   = ["kms:Decrypt", "kms:GenerateDataKey"]
     resources = [aws_kms_key.ledger.arn]
   }
+
+  /* The application reads the database password at run time (RDS rotates it), from this one secret only. */
+  statement {
+    sid       = "DatabaseSecret"
+    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+    resources = [aws_db_instance.ledger.master_user_secret[0].secret_arn]
+  }
 }
 
 resource "aws_iam_role_policy" "ledger_task" {
@@ -145,6 +152,7 @@ data "aws_iam_policy_document" "github_deploy" {
     resources = ["*"]
   }
 
+  # BORDERLINE 8 the image repository is named by service, not by environment, so a staging deploy role could push to the repository prod pulls from if both stacks shared one account; whether environments live in separate accounts is outside this diff
   statement {
     sid = "EcrPush"
     actions = [

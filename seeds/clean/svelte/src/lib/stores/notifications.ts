@@ -18,7 +18,7 @@ const RECONNECT_BASE_MS = 1_000;
 const RECONNECT_MAX_MS = 60_000;
 /** A connection must stay open this long before the reconnect backoff starts over. */
 const STABLE_AFTER_MS = 30_000;
-/** Close code 1008 (policy violation): the server rejected the session, retrying cannot help. */
+/** Close code 1008 (policy violation): the server rejected the session; only a new sign-in can help. */
 const CLOSE_POLICY_VIOLATION = 1008;
 
 function streamUrl(): string {
@@ -79,7 +79,14 @@ function createNotificationStore() {
       };
       socket.onclose = (event) => {
         clearTimeout(stableTimer);
-        if (stopped || event.code === CLOSE_POLICY_VIOLATION) return;
+        if (stopped) return;
+        if (event.code === CLOSE_POLICY_VIOLATION) {
+          // The server rejected this session: its notifications go, and the socket is retried only at the slowest
+          // pace, so signing in again in this tab resumes live updates without hammering a server that refuses.
+          set([]);
+          retryTimer = setTimeout(connect, RECONNECT_MAX_MS);
+          return;
+        }
         const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempts);
         attempts += 1;
         retryTimer = setTimeout(connect, delay / 2 + Math.random() * (delay / 2));
