@@ -94,15 +94,41 @@ function outputPath(tenantId, assetId, size, fileName) {
   return { dir, file: path.join(dir, fileName) };
 }
 
-async function resize(input, output, width, signal) {
-  // BORDERLINE 1 ImageMagick decodes whatever format the uploaded bytes claim; whether risky coders are disabled depends on the host's policy.xml, which is not part of this change
-  // `[0]` reads only the first frame: a multi-frame source (animated GIF, multi-page TIFF) would
-  // otherwise be written as output-0, output-1, ... instead of `output`, failing the job and leaving
-  // files the cleanup does not know about in the thumbnail directory.
-  await execFileAsync('convert', [`${input}[0]`, '-auto-orient', '-strip', '-resize', `${width}x${width}`, output], {
-    timeout: CONVERT_TIMEOUT_MS,
-    signal,
-  });
+// The coders the thumbnailer accepts, by their magic bytes. ImageMagick is told the coder explicitly, so
+// bytes that claim another format (SVG, MVG, MSL, PostScript: the ImageTragick family) are never decoded.
+const CODERS = [
+  { coder: 'jpeg', test: (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { coder: 'png', test: (b) => b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  { coder: 'webp', test: (b) => b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP' },
+];
+// Decoding limits: a small file that declares a huge canvas (a decompression bomb) fails fast instead of
+// exhausting the worker's memory or disk.
+const DECODE_LIMITS = ['-limit', 'width', '16KP', '-limit', 'height', '16KP', '-limit', 'area', '128MP',
+  '-limit', 'memory', '256MiB', '-limit', 'map', '512MiB', '-limit', 'disk', '1GiB'];
+
+async function sniffCoder(file) {
+  const handle = await fsp.open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(12), 0, 12, 0);
+    const head = buffer.subarray(0, bytesRead);
+    const match = CODERS.find(({ test }) => test(head));
+    if (!match) {
+      throw new JobError('source is not a JPEG, PNG or WebP image');
+    }
+    return match.coder;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function resize(coder, input, output, width, signal) {
+  // `[0]` reads only the first frame: a multi-frame source would otherwise be written as output-0,
+  // output-1, ... instead of `output`, failing the job and leaving files the cleanup does not know about.
+  await execFileAsync(
+    'convert',
+    [...DECODE_LIMITS, `${coder}:${input}[0]`, '-auto-orient', '-strip', '-resize', `${width}x${width}`, output],
+    { timeout: CONVERT_TIMEOUT_MS, signal },
+  );
 }
 
 async function checksum(file) {
@@ -126,6 +152,7 @@ async function generateThumbnails(job, { logger, signal }) {
   try {
     const original = path.join(workDir, 'original');
     await download(source, original, signal);
+    const coder = await sniffCoder(original);
     const sourceSha256 = await checksum(original);
 
     // Render every size to a temporary name beside its final path (same file system, so
@@ -137,7 +164,7 @@ async function generateThumbnails(job, { logger, signal }) {
       await fsp.mkdir(dir, { recursive: true });
       const temp = path.join(dir, `.tmp-${crypto.randomUUID()}-${job.fileName}`);
       staged.push(temp);
-      await resize(original, temp, width, signal);
+      await resize(coder, original, temp, width, signal);
       const { size: bytes } = await fsp.stat(temp);
       thumbnails.push({ size, temp, file, bytes });
     }
