@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -12,6 +13,7 @@ import os
 import secrets
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -30,6 +32,7 @@ SIGNATURE_TOLERANCE_SECONDS = 300
 DELIVERY_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
 DELIVERY_DEADLINE_SECONDS = 15
 DNS_TIMEOUT_SECONDS = 5
+DNS_EXECUTOR = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-dns")
 
 router = APIRouter(prefix="/webhooks", tags=["webhooks"])
 
@@ -53,15 +56,18 @@ async def _public_address(url: str) -> str:
 
     Every address the name resolves to must be public, and the request then goes to the
     address checked here (see _post), so a second lookup cannot rebind the name to an
-    internal host. The lookup is bounded: a customer's name server cannot hold the worker.
+    internal host. The lookup is bounded in time, and runs on its own small pool: a customer's
+    name server that never answers can hold at most DNS_EXECUTOR's threads, never the default
+    executor that every asyncio.to_thread database call shares.
     """
     parts = urlsplit(url)
     if parts.scheme != "https" or not parts.hostname:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook URLs must use https")
     try:
         async with asyncio.timeout(DNS_TIMEOUT_SECONDS):
-            infos = await asyncio.get_running_loop().getaddrinfo(
-                parts.hostname, parts.port or 443, type=socket.SOCK_STREAM
+            infos = await asyncio.get_running_loop().run_in_executor(
+                DNS_EXECUTOR,
+                functools.partial(socket.getaddrinfo, parts.hostname, parts.port or 443, type=socket.SOCK_STREAM),
             )
     except (OSError, TimeoutError):
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook host does not resolve") from None

@@ -8,9 +8,17 @@ const REFUNDABLE_STATUSES: OrderStatus[] = ["paid", "shipped", "delivered"];
 /** The CRM that embeds this console in an iframe; the only frame allowed to receive order events. */
 const CRM_ORIGIN = "https://crm.northwind-support.example";
 
+/** ISO 4217 minor-unit exponents other than 2 (the API's amounts follow ISO 4217, which CLDR's display digits do not always match). */
+const ISO_MINOR_DIGITS: Record<string, number> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0,
+  XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  CLF: 4, UYW: 4,
+};
+
 /** Digits of the currency's minor unit: 2 for USD, 0 for JPY, 3 for KWD. */
 function minorDigits(currency: string): number {
-  return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  return ISO_MINOR_DIGITS[currency.toUpperCase()] ?? 2;
 }
 
 function amountPattern(digits: number): RegExp {
@@ -18,7 +26,10 @@ function amountPattern(digits: number): RegExp {
 }
 
 function formatMoney(minor: number, currency: string): string {
-  return new Intl.NumberFormat(undefined, { style: "currency", currency }).format(minor / 10 ** minorDigits(currency));
+  const digits = minorDigits(currency);
+  return new Intl.NumberFormat(undefined, { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(
+    minor / 10 ** digits,
+  );
 }
 
 /** A refund attempt whose outcome is not known yet, kept across reloads, remounts and tabs until it is. */
