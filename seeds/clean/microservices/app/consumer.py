@@ -25,6 +25,7 @@ RETRY_QUEUE = "orders.payment-events.retry"
 PARKING_QUEUE = "orders.payment-events.parked"
 RETRY_DELAY_MS = 30_000
 MAX_ATTEMPTS = 5
+DATABASE_RETRY_PAUSE_S = 5  # between redeliveries while the database is unreachable
 # BORDERLINE 2 a fixed /tmp path is a shared-temp-dir risk on a multi-user host; inside the container its /tmp is private to the process
 HEARTBEAT_FILE = Path(os.environ.get("HEARTBEAT_FILE", "/tmp/heartbeat"))
 HEARTBEAT_INTERVAL_S = 15
@@ -242,6 +243,14 @@ class PaymentEventConsumer:
         except PermanentEventError as exc:
             log.error("parking undeliverable event (tag=%s): %s", method.delivery_tag, exc)
             self._park(channel, method, properties, body)
+            return
+        except (psycopg2.OperationalError, psycopg2.InterfaceError):
+            # The database is unreachable, which says nothing about this event: it goes back to the
+            # queue after a pause without using one of its attempts, so an outage parks nothing.
+            log.warning("database unavailable; requeueing event (tag=%s)", method.delivery_tag)
+            self._processor.rollback()
+            self._connection.sleep(DATABASE_RETRY_PAUSE_S)
+            channel.basic_nack(delivery_tag=method.delivery_tag, requeue=True)
             return
         except Exception:
             log.exception("payment event failed (tag=%s)", method.delivery_tag)

@@ -64,18 +64,22 @@ export function useOrder(orderId: string) {
   const [order, setOrder] = useState<Order | null>(null);
   const [error, setError] = useState<string | null>(null);
   const requestSeq = useRef(0);
+  // The order shown now: a refresh captured for an earlier order (a refund's onRefunded finishing after the
+  // panel switched to another order) must not put that order on screen.
+  const shownOrderId = useRef(orderId);
+  shownOrderId.current = orderId;
 
-  // BORDERLINE 3 the result is checked against the shared sequence, not the order shown now, so a refresh captured for an earlier order (a refund's onRefunded finishing after the panel switched) can show that order; reachable only if a caller reuses this panel for another orderId without remounting, which is outside this diff
   const refresh = useCallback(async () => {
     const seq = ++requestSeq.current;
+    const current = () => seq === requestSeq.current && shownOrderId.current === orderId;
     try {
       const next = await ordersApi.get(orderId);
-      if (seq === requestSeq.current) {
+      if (current()) {
         setOrder(next);
         setError(null);
       }
     } catch (err) {
-      if (seq === requestSeq.current) {
+      if (current()) {
         setError(describeError(err));
       }
     }
