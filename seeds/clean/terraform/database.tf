@@ -78,6 +78,9 @@ resource "aws_db_instance" "ledger" {
   manage_master_user_password   = true
   master_user_secret_kms_key_id = aws_kms_key.ledger.arn
 
+  # The application authenticates as var.db_app_username with IAM tokens (see the task role).
+  iam_database_authentication_enabled = true
+
   db_subnet_group_name   = aws_db_subnet_group.ledger.name
   parameter_group_name   = aws_db_parameter_group.ledger.name
   vpc_security_group_ids = [aws_security_group.database.id]
@@ -146,14 +149,13 @@ output "database_endpoint" {
 }
 
 output "database_url" {
-  description = "Connection string (without the password) handed to the ledger application's deploy job; the password is read at run time from the secret in database_master_secret_arn."
+  description = "Connection string for the ledger application: its own role, authenticated with an IAM token (rds-db:connect on the task role), so no password is involved."
   sensitive   = true
-  # BORDERLINE 2 the URL carries the RDS master user; whether the deploy job runs migrations with it or the application connects as its own least-privilege role is decided outside this diff
-  value       = "postgresql://${urlencode(var.db_username)}@${aws_db_instance.ledger.endpoint}/${var.db_name}"
+  value       = "postgresql://${urlencode(var.db_app_username)}@${aws_db_instance.ledger.endpoint}/${var.db_name}?sslmode=verify-full"
 }
 
 output "database_master_secret_arn" {
-  description = "ARN of the Secrets Manager secret in which RDS keeps the master user's password."
+  description = "ARN of the Secrets Manager secret in which RDS keeps the master user's password, for the migration job that creates the application's role; the application never reads it."
   value       = aws_db_instance.ledger.master_user_secret[0].secret_arn
 }
 

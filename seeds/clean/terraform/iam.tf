@@ -60,11 +60,11 @@ data "aws_iam_policy_document" "ledger_task" {
     resources = [aws_kms_key.ledger.arn]
   }
 
-  /* The application reads the database password at run time (RDS rotates it), from this one secret only. */
+  /* The application connects as its own database role with an IAM token: no password, never the master user. */
   statement {
-    sid       = "DatabaseSecret"
-    actions   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
-    resources = [aws_db_instance.ledger.master_user_secret[0].secret_arn]
+    sid       = "DatabaseConnect"
+    actions   = ["rds-db:connect"]
+    resources = ["arn:aws:rds-db:${var.aws_region}:${data.aws_caller_identity.current.account_id}:dbuser:${aws_db_instance.ledger.resource_id}/${var.db_app_username}"]
   }
 }
 

@@ -104,6 +104,17 @@ variable "db_username" {
   default     = "ledger_admin"
 }
 
+variable "db_app_username" {
+  description = "Database role the application connects as (IAM authentication, rds_iam granted by the migration job)."
+  type        = string
+  default     = "ledger_app"
+
+  validation {
+    condition     = can(regex("^[a-z_][a-z0-9_]{0,62}$", var.db_app_username))
+    error_message = "db_app_username must be a PostgreSQL role name."
+  }
+}
+
 variable "github_repository" {
   description = "GitHub repository (owner/name) allowed to deploy this stack from CI."
   type        = string
