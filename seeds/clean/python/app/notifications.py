@@ -32,7 +32,19 @@ SIGNATURE_TOLERANCE_SECONDS = 300
 DELIVERY_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
 DELIVERY_DEADLINE_SECONDS = 15
 DNS_TIMEOUT_SECONDS = 5
-DNS_EXECUTOR = ThreadPoolExecutor(max_workers=4, thread_name_prefix="webhook-dns")
+DNS_EXECUTOR = ThreadPoolExecutor(max_workers=8, thread_name_prefix="webhook-dns")
+MAX_PROVIDER_EVENT_BYTES = 256 * 1024
+
+# One lookup thread per customer at a time: a customer whose name server never answers can hold at
+# most one DNS_EXECUTOR thread, so it cannot delay other customers' registrations and deliveries.
+_lookup_locks: dict[int, asyncio.Lock] = {}
+
+
+class UnresolvedHost(HTTPException):
+    """The name did not resolve now (a temporary failure or a timeout): worth retrying later."""
+
+    def __init__(self) -> None:
+        super().__init__(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook host does not resolve")
 
 router = APIRouter(prefix="/webhooks", tags=["webhooks"])
 
@@ -51,26 +63,33 @@ def _sign(secret: str, body: bytes) -> dict[str, str]:
     }
 
 
-async def _public_address(url: str) -> str:
+async def _public_address(url: str, customer_id: int) -> str:
     """The checked address a webhook request must connect to.
 
     Every address the name resolves to must be public, and the request then goes to the
     address checked here (see _post), so a second lookup cannot rebind the name to an
-    internal host. The lookup is bounded in time, and runs on its own small pool: a customer's
-    name server that never answers can hold at most DNS_EXECUTOR's threads, never the default
-    executor that every asyncio.to_thread database call shares.
+    internal host. The lookup is bounded in time and runs on its own pool, one thread per
+    customer at a time: a customer's name server that never answers holds at most one
+    DNS_EXECUTOR thread, never another customer's lookup nor the default executor that every
+    asyncio.to_thread database call shares.
     """
     parts = urlsplit(url)
     if parts.scheme != "https" or not parts.hostname:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook URLs must use https")
+    lock = _lookup_locks.setdefault(customer_id, asyncio.Lock())
     try:
         async with asyncio.timeout(DNS_TIMEOUT_SECONDS):
-            infos = await asyncio.get_running_loop().run_in_executor(
-                DNS_EXECUTOR,
-                functools.partial(socket.getaddrinfo, parts.hostname, parts.port or 443, type=socket.SOCK_STREAM),
-            )
+            await lock.acquire()
+        lookup = asyncio.get_running_loop().run_in_executor(
+            DNS_EXECUTOR,
+            functools.partial(socket.getaddrinfo, parts.hostname, parts.port or 443, type=socket.SOCK_STREAM),
+        )
+        # The lock is held until the resolver thread itself returns, not just until we stop waiting.
+        lookup.add_done_callback(lambda _done: lock.release())
+        async with asyncio.timeout(DNS_TIMEOUT_SECONDS):
+            infos = await asyncio.shield(lookup)
     except (OSError, TimeoutError):
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook host does not resolve") from None
+        raise UnresolvedHost() from None
     addresses = [sockaddr[0] for *_, sockaddr in infos]
     if not addresses or not all(ipaddress.ip_address(a).is_global for a in addresses):
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, "webhook URL must resolve to a public address")
@@ -114,7 +133,7 @@ def _store_endpoint(customer_id: int, url: str, description: str, secret: str) -
 def _endpoints_for(customer_id: int) -> list[dict]:
     with repo.connection() as conn:
         return conn.execute(
-            "SELECT id, url, secret FROM webhook_endpoints WHERE customer_id = %s AND enabled",
+            "SELECT id, customer_id, url, secret FROM webhook_endpoints WHERE customer_id = %s AND enabled",
             (customer_id,),
         ).fetchall()
 
@@ -125,7 +144,7 @@ async def register_endpoint(
 ) -> dict[str, object]:
     url = str(body.url)
     secret = secrets.token_urlsafe(32)
-    address = await _public_address(url)
+    address = await _public_address(url, principal.customer_id)
     ping = json.dumps({"type": "ping"}).encode()
     async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT, follow_redirects=False) as client:
         try:
@@ -160,13 +179,15 @@ async def _deliver(client: httpx.AsyncClient, endpoint: dict, event: dict) -> bo
     body = json.dumps(event, separators=(",", ":"), default=str).encode()
     for attempt in range(MAX_DELIVERY_ATTEMPTS):
         try:
-            address = await _public_address(endpoint["url"])
+            address = await _public_address(endpoint["url"], endpoint["customer_id"])
             status_code = await _post(client, endpoint["url"], address, body, _sign(endpoint["secret"], body))
             if status_code < 300:
                 return True
             log.warning("endpoint %s answered %s", endpoint["id"], status_code)
         except (httpx.HTTPError, TimeoutError) as exc:
             log.warning("endpoint %s failed: %r", endpoint["id"], exc)
+        except UnresolvedHost:
+            log.warning("endpoint %s: host did not resolve; will retry", endpoint["id"])
         except HTTPException as exc:
             log.warning("endpoint %s refused: %s", endpoint["id"], exc.detail)
             return False
@@ -204,13 +225,27 @@ def _verify_provider_signature(body: bytes, header: str) -> None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "bad signature")
 
 
+async def _read_bounded(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 past ``limit`` bytes: the route is unauthenticated until
+    the signature is checked, so it must not buffer whatever a caller sends."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise HTTPException(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "event too large")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise HTTPException(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "event too large")
+    return bytes(body)
+
+
 @router.post("/provider", status_code=status.HTTP_204_NO_CONTENT)
 async def provider_event(
     request: Request,
     background: BackgroundTasks,
     provider_signature: str = Header(alias="Provider-Signature"),
 ) -> None:
-    body = await request.body()
+    body = await _read_bounded(request, MAX_PROVIDER_EVENT_BYTES)
     _verify_provider_signature(body, provider_signature)
     try:
         event = json.loads(body, parse_float=Decimal)
