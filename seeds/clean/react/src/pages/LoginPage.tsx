@@ -4,12 +4,26 @@ import { ApiError, authApi, setAccessToken } from "../api/client";
 
 const DEFAULT_LANDING = "/orders";
 
-/** Only same-origin absolute paths are accepted as a post-login destination. */
+/**
+ * Only same-origin paths are accepted as a post-login destination. The value is parsed the way the
+ * browser will parse it (the URL parser drops tab, CR and LF, so "/\t/evil.example" means "//evil.example"),
+ * and only its path, query and fragment are kept.
+ */
 function safeReturnTo(value: string | null): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.includes("\\")) {
+  // eslint-disable-next-line no-control-regex
+  if (!value || !value.startsWith("/") || /[\u0000-\u0020\u007f\\]/.test(value)) {
     return DEFAULT_LANDING;
   }
-  return value;
+  let url: URL;
+  try {
+    url = new URL(value, window.location.origin);
+  } catch {
+    return DEFAULT_LANDING;
+  }
+  if (url.origin !== window.location.origin) {
+    return DEFAULT_LANDING;
+  }
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 function EyeIcon({ open }: { open: boolean }) {
