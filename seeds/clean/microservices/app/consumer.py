@@ -250,6 +250,8 @@ class PaymentEventConsumer:
             log.warning("database unavailable; requeueing event (tag=%s)", method.delivery_tag)
             self._processor.rollback()
             self._connection.sleep(DATABASE_RETRY_PAUSE_S)
+            # Waiting out an outage is the consumer working as meant: liveness must not restart it.
+            HEARTBEAT_FILE.touch()
             channel.basic_nack(delivery_tag=method.delivery_tag, requeue=True)
             return
         except Exception:
