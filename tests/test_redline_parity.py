@@ -94,3 +94,10 @@ def test_cited_prefix_counts_rule_attribution_the_redline_way(mini_corpus: Path)
     assert record["cited"] == 3
     assert record["cited_prefix"] == 1
     assert list(record).index("cited_prefix") == list(record).index("cited") + 1
+
+
+def test_readme_documents_the_one_table_as_the_code_has_it() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Coming from Redline"):]
+    for word, mapped in SEVERITY_MAP.items():
+        assert f"| {word} | {mapped.level.name} | {mapped.reason} |" in section
