@@ -12,6 +12,7 @@ import yaml
 
 from redline_canary.corpus_model import (
     ADJUDICATIONS_FILE,
+    IMPORT_TABLE,
     KINDS,
     RUBRIC_FILE,
     CorpusData,
@@ -100,6 +101,14 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
             problems.append(Problem(str(log_path), line, "not valid YAML"))
+    import_path = base / IMPORT_TABLE
+    if import_path.is_file():
+        try:
+            corpus.imported = yaml.safe_load(_read_bytes(import_path).decode("utf-8"))
+            corpus.has_import_table = True
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
+            problems.append(Problem(str(import_path), line, "not valid YAML"))
     return corpus
 
 

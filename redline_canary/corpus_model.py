@@ -49,6 +49,8 @@ class CorpusData:
     rubric: str | None = None  # seeds/RUBRIC.md, when the corpus has one
     adjudications: Any = None  # seeds/adjudications.yml, parsed
     has_adjudications: bool = False
+    imported: Any = None  # redline-import.yml (the side table of a Redline import), parsed
+    has_import_table: bool = False
 
     @property
     def stacks(self) -> list[str]:
@@ -200,7 +202,57 @@ def lint(corpus: CorpusData) -> list[Problem]:
     for stack in corpus.stacks:
         problems += lint_stack(corpus, stack)
     problems += lint_audit_files(corpus)
+    problems += _import_table_shape(corpus)
     return problems
+
+
+IMPORT_TABLE = "redline-import.yml"
+
+
+def _import_at(corpus: CorpusData) -> str:
+    return f"{corpus.label}/{IMPORT_TABLE}" if corpus.label else IMPORT_TABLE
+
+
+def _import_table_shape(corpus: CorpusData) -> list[Problem]:
+    if not corpus.has_import_table:
+        return []
+    doc = corpus.imported
+    if not isinstance(doc, Mapping):
+        return [Problem(_import_at(corpus), 1, "top level: expected a mapping (markers, skeletons, rejected)")]
+    out: list[Problem] = []
+    for key in ("markers", "skeletons", "rejected"):
+        if doc.get(key) is not None and not isinstance(doc.get(key), list):
+            out.append(Problem(_import_at(corpus), 1, f"{key}: expected a list"))
+    for i, entry in enumerate(_entries(doc, "rejected")):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("stack"), str):
+            out.append(Problem(_import_at(corpus), 1, f"rejected[{i}]: expected a mapping with stack, file, line, "
+                                                      "reason"))
+    return out
+
+
+def _entries(doc: Any, key: str) -> list[Any]:
+    value = doc.get(key) if isinstance(doc, Mapping) else None
+    return value if isinstance(value, list) else []
+
+
+def skeleton_twins(corpus: CorpusData) -> set[str]:
+    """Clean twins a Redline import wrote as skeletons (``clean/<stack>/<path>``)."""
+    return {s for s in _entries(corpus.imported, "skeletons") if isinstance(s, str)}
+
+
+def _import_rejections(corpus: CorpusData, stack: str) -> list[Problem]:
+    """A marker the Redline import could not convert is a defect this answer key lacks:
+    reported until it is marked by hand and its entry deleted, never silently dropped."""
+    out: list[Problem] = []
+    for i, entry in enumerate(_entries(corpus.imported, "rejected")):
+        if not isinstance(entry, Mapping) or entry.get("stack") != stack:
+            continue
+        where = f"{entry.get('file')}:{entry.get('line')}"
+        into = f" in {entry['into']}" if isinstance(entry.get("into"), str) else ""
+        out.append(Problem(_import_at(corpus), 1,
+                           f"rejected[{i}]: Redline's {where} was not converted ({entry.get('reason')}): mark it by "
+                           f"hand{into}, then delete this entry"))
+    return out
 
 
 RUBRIC_FILE = "RUBRIC.md"
@@ -305,6 +357,7 @@ def lint_stack(corpus: CorpusData, stack: str) -> list[Problem]:
     problems = seeded.problems + clean.problems
     problems += _catalog_problems(corpus, seeded)
     problems += _twin_problems(corpus, seeded, clean)
+    problems += _import_rejections(corpus, stack)
     for kind in KINDS:
         for rel, data in sorted(corpus.files[stack].get(kind, {}).items()):
             text = data.decode("utf-8", errors="replace")
@@ -358,9 +411,11 @@ def _twin_problems(corpus: CorpusData, seeded: StackView, clean: StackView) -> l
             if m.kind == "seed":
                 problems.append(Problem(corpus.display("clean", stack, rel), m.marker_line,
                                         f"clean file contains SEED {m.n}"))
+    skeletons = skeleton_twins(corpus)
     for rel in sorted(seeded_files & clean_files):
         if rel not in seeded.parsed or rel not in clean.parsed:
             continue
+        still = " (a skeleton from the Redline import: write the fix)" if f"clean/{stack}/{rel}" in skeletons else ""
         if seeded.parsed[rel].leaks or clean.parsed[rel].leaks:
             continue  # already a problem; such a file cannot be published blind
         s_pub = publish_file(seeded.parsed[rel], "blind", "", True)
@@ -375,7 +430,7 @@ def _twin_problems(corpus: CorpusData, seeded: StackView, clean: StackView) -> l
                 problems.append(Problem(
                     corpus.display("seeded", stack, rel), m.marker_line,
                     f"SEED {m.n}: clean twin identical within ±{TWIN_WINDOW} lines of the "
-                    "anchor (defect not fixed)",
+                    f"anchor (defect not fixed){still}",
                 ))
     return problems
 

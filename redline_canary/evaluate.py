@@ -16,6 +16,7 @@ from redline_canary.extraction import Extraction
 from redline_canary.findings import Finding
 from redline_canary.matching import DEFAULT_WINDOW, CitesRule, cite_rule
 from redline_canary.profiles.base import Profile
+from redline_canary.redline_scale import prefix_rule
 from redline_canary.scoring import (
     DEFAULT_FLOOR,
     Score,
@@ -88,4 +89,19 @@ def _evaluate(
     full_meta.setdefault("mode", settings.mode)
     full_meta.setdefault("reviewer", reviewer)
     full_meta.setdefault("corpus_fingerprint", fingerprint(corpus, settings.stack))
-    return score, build_record(score, full_meta)
+    return score, with_cited_prefix(build_record(score, full_meta), score)
+
+
+def with_cited_prefix(record: dict[str, Any], score: Score) -> dict[str, Any]:
+    """The record with ``cited_prefix`` after ``cited``: caught seeds whose finding's
+    ``Redline/<SEVERITY> [rule-id]`` prefix names the seed's rule, the way Redline counts
+    rule attribution, so a migrating team can set its old numbers beside the new ones."""
+    count = sum(1 for p in score.assignment.pairs
+                if p.caught and prefix_rule(p.finding.body) == p.marker.marker.rule)
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        out[key] = value
+        if key == "cited":
+            out["cited_prefix"] = count
+    out.setdefault("cited_prefix", count)
+    return out

@@ -128,6 +128,7 @@ FIELDS: dict[str, Kind] = {
     "findings": COUNT,
     **{k: COUNT for k in ("markers", "caught", "undercalled", "missed", "duplicates", "borderline",
                           "noise", "cited")},
+    "cited_prefix": COUNT,  # caught seeds whose Redline/<SEVERITY> [rule-id] prefix names the rule
     "recall": RATE,
     "recall_ci95": CI,
     "blocker_recall": RATE,

@@ -36,6 +36,13 @@ _OPENERS_BY_SUFFIX: dict[str, tuple[str, ...]] = {
     ".xml": _HTML, ".md": _HTML, ".cshtml": _HTML + _LINE + _BLOCK, ".razor": _HTML + _LINE + _BLOCK,
     ".tf": _HASH + _LINE + _BLOCK, ".hcl": _HASH + _LINE + _BLOCK, ".tfvars": _HASH + _LINE + _BLOCK,
     ".sql": _SQL + _BLOCK,
+    # Further languages a migrated corpus (issue 15) brings along.
+    ".markdown": _HTML, ".mdx": _HTML + _JSX, ".astro": _HTML + _JSX + _LINE + _BLOCK,
+    ".lua": _SQL, ".hs": _SQL, ".dart": _LINE + _BLOCK, ".php": _LINE + _HASH + _BLOCK,
+    ".bash": _HASH, ".zsh": _HASH, ".ps1": _HASH, ".r": _HASH, ".pl": _HASH, ".ex": _HASH, ".exs": _HASH,
+    ".graphql": _HASH, ".gql": _HASH, ".jsonc": _LINE + _BLOCK, ".proto": _LINE + _BLOCK,
+    ".groovy": _LINE + _BLOCK, ".gradle": _LINE + _BLOCK, ".less": _LINE + _BLOCK, ".sass": _LINE + _BLOCK,
+    ".prisma": _LINE, ".mk": _HASH, ".nix": _HASH + _BLOCK,
 }
 _OPENERS_BY_NAME: dict[str, tuple[str, ...]] = {
     "dockerfile": _HASH, "makefile": _HASH, "procfile": _HASH, ".env": _HASH,

@@ -13,6 +13,7 @@ name is a new profile built on ``extends`` (default ``generic``)::
         logins: ["house-bot[bot]"]
         trigger: {kind: comment, value: "/house review"}
         unrated: location
+        untagged: lowest               # untagged findings: INFO (default), lowest, or a level
         severity:                      # tried before the built-in patterns
           - {pattern: '\\bSEV-1\\b', level: BLOCKER}
           - {pattern: '\\bSEV-2\\b', level: MAJOR}
@@ -37,7 +38,7 @@ from redline_canary.profiles import PROFILES, Profile
 from redline_canary.profiles.base import SIGNALS, TRIGGER_KINDS, UNRATED_POLICIES, SignalRule, Trigger
 from redline_canary.severity import Severity
 
-KEYS = ("extends", "description", "logins", "bot_ids", "trigger", "unrated", "severity",
+KEYS = ("extends", "description", "logins", "bot_ids", "trigger", "unrated", "untagged", "severity",
         "replace_severity", "signals", "mine_summaries")
 SIGNAL_KEYS = ("signal", "pattern", "unless", "placeholder")
 _NAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
@@ -121,6 +122,8 @@ def _build_one(name: str, spec: Any, known: Mapping[str, Profile], source: str, 
             raise _fail(source, f"{key}.unrated",
                         f"expected one of {', '.join(UNRATED_POLICIES)}, got {spec['unrated']!r}")
         changes["unrated"] = spec["unrated"]
+    if "untagged" in spec:
+        changes["untagged_level"] = _untagged(spec["untagged"], base, source, f"{key}.untagged")
     if "mine_summaries" in spec:
         changes["mine_summaries"] = _bool(spec["mine_summaries"], source, f"{key}.mine_summaries")
     replace = _bool(spec.get("replace_severity", False), source, f"{key}.replace_severity")
@@ -171,6 +174,17 @@ def _level(value: Any, source: str, key: str) -> Severity:
         return Severity.parse(str(value))
     except ValueError as exc:
         raise _fail(source, key, str(exc)) from None
+
+
+def _untagged(value: Any, base: Profile, source: str, key: str) -> Severity:
+    """``lowest`` is the vendor's own lowest level (Redline: SUGGESTION, read as MINOR)."""
+    if isinstance(value, str) and value.strip().lower() == "lowest":
+        return base.lowest_level
+    try:
+        return Severity.parse(str(value))
+    except ValueError:
+        raise _fail(source, key, f"expected lowest or a severity ({', '.join(s.name for s in Severity)}), "
+                                 f"got {value!r}") from None
 
 
 def _trigger(value: Any, source: str, key: str) -> Trigger:

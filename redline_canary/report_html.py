@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from redline_canary.errors import BadInput
+from redline_canary.legacy_model import EXPLAINER as LEGACY_EXPLAINER
+from redline_canary.legacy_model import HEADING as LEGACY_HEADING
+from redline_canary.legacy_model import TABLE_HEAD as LEGACY_HEAD
 from redline_canary.render import terminal_safe
 from redline_canary.report_model import (
     NONE,
@@ -521,7 +524,7 @@ def _page(report: Report, anchors: Sequence[str], targets: Sequence[str], compar
         head.append(f"<div class=warn>{len(report.skipped)} history line(s)/record(s) skipped, not counted:"
                     f"<ul>{items}{more}</ul></div>")
     if not report.targets:
-        return "\n".join([*head, "<p>No records in the window.</p></main></body></html>"])
+        return "\n".join([*head, "<p>No records in the window.</p>", *_legacy(report), "</main></body></html>"])
     toc = "".join(f'<li><a href="#{a}">{_e(t.label)}</a></li>' for t, a in zip(report.targets, anchors, strict=True))
     parts = [
         *head, f"<nav><ul>{toc}</ul></nav>",
@@ -544,5 +547,14 @@ def _page(report: Report, anchors: Sequence[str], targets: Sequence[str], compar
         parts += ["<h2>Cross-reviewer</h2>",
                   "<p class=note>Reviewers measured on the same stack and corpus fingerprint; per-seed catch "
                   "counts over all their scored runs in the window.</p>", *compare]
+    parts += _legacy(report)
     parts.append("</main></body></html>")
     return "\n".join(parts)
+
+
+def _legacy(report: Report) -> list[str]:
+    """The imported Redline history, last and apart (legacy_model)."""
+    if not report.legacy:
+        return []
+    return [f"<h2>{_e(LEGACY_HEADING)}</h2>", f"<p class=note>{_e(LEGACY_EXPLAINER)}</p>",
+            _table(LEGACY_HEAD, [("", [_e(c) for c in row]) for row in report.legacy])]

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from redline_canary.legacy_model import EXPLAINER as LEGACY_EXPLAINER
+from redline_canary.legacy_model import HEADING as LEGACY_HEADING
+from redline_canary.legacy_model import TABLE_HEAD as LEGACY_HEAD
 from redline_canary.render import md_code, md_text
 from redline_canary.report_model import (
     NONE,
@@ -182,7 +185,7 @@ def _sections(report: Report, max_runs: int) -> list[list[str]]:
         if len(report.skipped) > 20:
             head.append(f"- … and {len(report.skipped) - 20} more (listed on stderr)")
     if not report.targets:
-        return [[*head, "", "_No records in the window._"]]
+        return [[*head, "", "_No records in the window._"], *_legacy(report)]
     sections = [head, ["", "## Latest run", "", *_latest_table(report)]]
     sections.append(["", "## Trends", "",
                      "Silent, error and cancelled runs are gaps (nothing was measured), never "
@@ -205,7 +208,15 @@ def _sections(report: Report, max_runs: int) -> list[list[str]]:
                          "Reviewers measured on the same stack and corpus fingerprint; per-seed "
                          "catch counts over all their scored runs in the window."])
         sections += [["", *_comparison_lines(c)] for c in report.comparisons]
-    return sections
+    return [*sections, *_legacy(report)]
+
+
+def _legacy(report: Report) -> list[list[str]]:
+    """The imported Redline history, last and apart: it is never a baseline for the runs above."""
+    if not report.legacy:
+        return []
+    return [["", f"## {LEGACY_HEADING}", "", LEGACY_EXPLAINER, "", _row(LEGACY_HEAD), _row("---" for _ in LEGACY_HEAD),
+             *(_row(_md(c) for c in row) for row in report.legacy)]]
 
 
 def render_markdown(report: Report, max_runs: int = DEFAULT_MARKDOWN_RUNS,

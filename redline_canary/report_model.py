@@ -264,6 +264,8 @@ class Report:
     first: str | None
     last: str | None
     calibration: Mapping[str, Mapping[str, Mapping[str, int]]] = field(default_factory=dict)
+    # Rows of an imported Redline history (legacy_model.legacy_rows): a separate series, shown apart.
+    legacy: list[list[str]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- parsing

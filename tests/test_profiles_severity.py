@@ -73,7 +73,7 @@ ROWS: list[tuple[str, str, Severity | None]] = [
     ("redline", "[BLOCKER] token in source", B),
     ("redline", "Redline/BLOCKER token in source", B),
     ("redline", "[critical] open redirect", C),
-    ("redline", "Redline/HIGH open redirect", C),
+    ("redline", "Redline/HIGH open redirect", MJ),  # one table: redline_scale.SEVERITY_MAP
     ("redline", "[MAJOR] off by one", MJ),
     ("redline", "[MINOR] vague name", MN),
     ("redline", "Redline/SUGGESTION vague name", MN),

@@ -59,6 +59,9 @@ def register(sub: Any) -> None:
     audit.add_argument("--markdown", metavar="FILE", help="also write the worklist as Markdown")
     audit.add_argument("--json", action="store_true", help="print the worklist as JSON")
     audit.set_defaults(func=run_audit)
+    from redline_canary.commands import corpus_import  # it reuses write_export from here
+
+    corpus_import.register(inner)
 
 
 MAX_AUDIT_BYTES = 256 << 20

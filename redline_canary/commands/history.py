@@ -19,6 +19,9 @@ def register(sub: Any) -> None:
     m.add_argument("fragments", metavar="FRAGMENT", nargs="+", help="JSONL fragment files")
     m.add_argument("--json", action="store_true", help="machine-readable output")
     m.set_defaults(func=run_merge)
+    from redline_canary.commands import history_import
+
+    history_import.register(inner)
 
 
 def run_merge(args: argparse.Namespace) -> int:

@@ -17,6 +17,8 @@ from typing import Any
 from redline_canary.actions import commands_suspended
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.history import read_history
+from redline_canary.legacy_history import read_legacy
+from redline_canary.legacy_model import LegacyRun, legacy_rows
 from redline_canary.render import inert_line, json_text
 from redline_canary.report_markdown import render_markdown
 from redline_canary.report_model import build_report, to_json
@@ -32,6 +34,9 @@ def register(sub: Any) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the Markdown scoreboard to FILE (under 1 MiB)")
     p.add_argument("--since", metavar="YYYY-MM-DD", help="leave out records before this UTC date")
     p.add_argument("--json", action="store_true", help="print the report data as JSON on stdout")
+    p.add_argument("--legacy", metavar="FILE", action="append", default=[],
+                   help="also show an imported Redline history (`history import --from redline`), as a "
+                        "separate series; repeatable")
     p.set_defaults(func=run_report)
 
 
@@ -44,10 +49,21 @@ def _since(value: str | None) -> str | None:
         raise BadInput(f"--since: {value!r} is not a date (expected YYYY-MM-DD)") from None
 
 
+def _legacy_rows(paths: list[str], since: str | None) -> list[list[str]]:
+    """Every ``--legacy`` file's runs as the report's legacy rows; a corrupt line is named and left out."""
+    runs: list[LegacyRun] = []
+    for name in paths:
+        read = read_legacy(name)
+        for line, why in read.corrupt:
+            print(inert_line(f"{name}:{line}: legacy line skipped ({why})"), file=sys.stderr)
+        runs += read.runs
+    return legacy_rows(runs, since)
+
+
 def run_report(args: argparse.Namespace) -> int:
     since = _since(args.since)
     path = Path(args.history)
-    if not os.path.lexists(path):
+    if not os.path.lexists(path) and not args.legacy:
         raise BadInput(f"{path}: history file not found")
     read = read_history(path)  # refuses a FIFO, /dev/zero or a folder (exit 2)
     # Corrupt and malformed lines alike are named and left out (the report is not a
@@ -59,6 +75,7 @@ def run_report(args: argparse.Namespace) -> int:
     for line, why in read.corrupt:
         print(inert_line(f"{path}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     report = build_report(read.records, since=since, corrupt=read.corrupt)
+    report.legacy = _legacy_rows(args.legacy, since)
     for note in report.skipped[len(read.corrupt):]:
         print(inert_line(f"{path}: {note} — skipped"), file=sys.stderr)
     if args.html:

@@ -252,6 +252,12 @@ class Profile:
     bot_ids: frozenset[int] = frozenset()
     any_bot = True  # with no logins configured, any user of type Bot is the reviewer
     unrated = "info"  # DESIGN §5: "location" = severity check skipped, counts on clean PR
+    # The level an untagged finding gets (DESIGN §5: INFO). ``untagged: lowest`` in a profiles
+    # file sets it to ``lowest_level``, the vendor's own lowest: Redline's scorer counts an
+    # untagged comment as a SUGGESTION, so comparable numbers need that, but it is off by
+    # default because it makes every untagged aside of another bot a rated finding.
+    untagged_level = Severity.INFO
+    lowest_level = Severity.INFO
     trigger = Trigger()
     # Commands that wake the reviewer besides ``trigger``; a comment opening with one is a
     # request to the reviewer, never something the reviewer said.
@@ -482,7 +488,7 @@ class Profile:
     def rate(self, severity: Severity | None) -> Severity | None:
         """Apply the unrated policy: None survives only for ``unrated: location``."""
         if severity is None and self.unrated != "location":
-            return Severity.INFO
+            return self.untagged_level
         return severity
 
     def extract(self, comments: Sequence[Comment]) -> Extraction:

@@ -5,16 +5,20 @@ from __future__ import annotations
 import re
 
 from redline_canary.profiles.base import Profile
+from redline_canary.redline_scale import SEVERITY_MAP
 from redline_canary.severity import Severity
 
 _SCALE_TAG = [
     (re.compile(rf"\[{s.name}\]", re.IGNORECASE), s) for s in Severity
 ]
+# Redline's own finding prefix, read as its scorer reads it (redline_scale.FINDING): at a
+# line start after optional emphasis, in any case, each level through the one mapping table.
 _REDLINE_PREFIX = [
-    (re.compile(r"Redline/BLOCKER\b"), Severity.BLOCKER),
-    (re.compile(r"Redline/HIGH\b"), Severity.CRITICAL),
-    (re.compile(r"Redline/SUGGESTION\b"), Severity.MINOR),
+    (re.compile(rf"(?:^|\n)[ \t]*(?:[*_`>-]*[ \t]*)?Redline/{word}\b", re.IGNORECASE), mapped.level)
+    for word, mapped in SEVERITY_MAP.items()
 ]
+# With no prefix, Redline takes the first bare level word (upper case only, as it does).
+_REDLINE_BARE = [(re.compile(rf"\b{word}\b"), mapped.level) for word, mapped in SEVERITY_MAP.items()]
 
 
 def _word_forms(word: str) -> str:
@@ -37,10 +41,20 @@ _GENERIC_WORDS = [
 
 
 class RedlineProfile(Profile):
+    """The canonical dialect, and Redline's: ``Redline/<SEVERITY> [rule-id]`` in any case, else
+    a bare BLOCKER/HIGH/SUGGESTION word. An untagged comment is INFO unless the profile is
+    configured with ``untagged: lowest`` (Redline's SUGGESTION, as its scorer counts it)."""
+
     name = "redline"
-    description = "[SEVERITY] tags and Redline/BLOCKER|HIGH|SUGGESTION prefixes; any bot"
-    severity_patterns = tuple(_SCALE_TAG + _REDLINE_PREFIX)
+    description = "[SEVERITY] tags, Redline/BLOCKER|HIGH|SUGGESTION prefixes and bare levels; any bot"
+    severity_patterns = tuple(_REDLINE_PREFIX + _SCALE_TAG)
+    severity_fallbacks = tuple(_REDLINE_BARE)
+    lowest_level = SEVERITY_MAP["SUGGESTION"].level
     review_signal = "progress"  # home-grown bots may stream reviews: wait for stability
+    labels = (
+        *((mapped.level, f"Redline/{word} [rule-id] (or a bare {word})") for word, mapped in SEVERITY_MAP.items()),
+        *((s, f"[{s.name}]") for s in Severity),
+    )
 
 
 class GenericProfile(Profile):
