@@ -26,6 +26,7 @@ scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observa
 """
 
 from redline_canary.sandbox.core import IssueSummary, PullSummary, RepoHandle, Sandbox
+from redline_canary.sandbox.limits import Fault, RequestRecord
 from redline_canary.sandbox.reviewers import (
     BANDIT_BOT,
     COPILOT,
@@ -41,7 +42,6 @@ from redline_canary.sandbox.reviewers import (
     SilentReviewer,
 )
 from redline_canary.sandbox.scenario import Scenario, ScenarioError, load_scenario, parse_scenario
-from redline_canary.sandbox.server import Fault, RequestRecord
 
 __all__ = [
     "BANDIT_BOT",

@@ -20,7 +20,7 @@ from redline_canary.sandbox.render import Json, Renderer
 from redline_canary.sandbox.state import State
 
 if TYPE_CHECKING:
-    from redline_canary.sandbox.server import SandboxServer
+    from redline_canary.sandbox.app import SandboxApp
 
 T = TypeVar("T")
 
@@ -46,7 +46,7 @@ class Call:
     viewer: User
     state: State
     r: Renderer
-    server: SandboxServer
+    server: SandboxApp
     route: Route
 
     def q(self, name: str) -> str | None:
