@@ -32,7 +32,7 @@ UNIT = {
     "test_report_model", "test_retrying", "test_sanitisers", "test_scoring", "test_verdict", "test_core_purity",
     "test_regression_issue",
 }
-CONTRACT = {"test_sandbox_contract", "test_sandbox_openapi"}
+CONTRACT = {"test_sandbox_contract", "test_sandbox_openapi", "test_sandbox_routes"}
 
 
 def pytest_configure(config: pytest.Config) -> None:

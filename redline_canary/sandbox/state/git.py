@@ -7,7 +7,6 @@ network); refs are per repository, and moving a branch moves the open PRs that n
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -19,13 +18,11 @@ from redline_canary.sandbox.model import (
     User,
     iso,
     parse_iso,
-    validation_failed,
 )
 from redline_canary.sandbox.state.users import Users
 
 D_REFS = "https://docs.github.com/rest/git/refs"
 D_TREES = "https://docs.github.com/rest/git/trees"
-D_BLOBS = "https://docs.github.com/rest/git/blobs"
 D_COMMITS = "https://docs.github.com/rest/git/commits"
 # Reported for large inline-content trees (github-api.md §3, googleapis/code-suggester#397).
 TREE_TIMEOUT = (
@@ -59,24 +56,6 @@ class GitData(Users):
                     return g.Signature(name, email, iso(ts), int(ts))
             return g.Signature(name, email, iso(now), int(now))
         return g.Signature(fallback.name or fallback.login, _noreply(fallback), iso(now), int(now))
-
-    def create_blob(self, repo: Repo, content: Any, encoding: Any) -> str:
-        doc = f"{D_BLOBS}#create-a-blob"
-        self.check_writable(repo, doc)
-        if not isinstance(content, str):
-            raise ApiError(422, 'Invalid request.\n\n"content" wasn\'t supplied.', doc=doc)
-        enc = encoding or "utf-8"
-        if enc == "base64":
-            try:
-                data = base64.b64decode(content, validate=False)
-            except (binascii.Error, ValueError) as exc:
-                raise ApiError(422, "Invalid base64 content", doc=doc) from exc
-        elif enc in ("utf-8", "utf8"):
-            data = content.encode()
-        else:
-            raise validation_failed([{"resource": "Blob", "field": "encoding", "code": "invalid"}], doc=doc)
-        with self.lock:
-            return self.store.put_blob(data)
 
     def create_tree(self, repo: Repo, entries: Any, base_tree: Any) -> str:
         """POST /git/trees: ``base_tree`` merge, inline content, ``sha: null`` deletes."""

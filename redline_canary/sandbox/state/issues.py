@@ -123,17 +123,6 @@ class Issues(Repos):
         repo.issues[number] = issue
         return issue
 
-    def add_assignees(self, repo: Repo, number: int, logins: Any) -> Issue:
-        self.check_writable(repo, "https://docs.github.com/rest/issues/assignees")
-        with self.lock:
-            issue = self.get_issue(repo, number)
-            for login in logins if isinstance(logins, list) else []:
-                u = self.find_user(str(login))
-                if u is not None and all(a.id != u.id for a in issue.assignees):
-                    issue.assignees.append(u)
-            issue.updated_at = self.clock()
-            return issue
-
     def create_label(self, repo: Repo, body: dict[str, Any]) -> Label:
         doc = f"{D_LABELS}#create-a-label"
         self.check_writable(repo, doc)
@@ -169,18 +158,6 @@ class Issues(Repos):
             label = repo.labels.get(name.lower()) or self._new_label(repo, name, "ededed", None)
             if all(x.id != label.id for x in issue.labels):
                 issue.labels.append(label)
-
-    def remove_label(self, repo: Repo, number: int, name: str) -> Issue:
-        doc = f"{D_LABELS}#remove-a-label-from-an-issue"
-        self.check_writable(repo, doc)
-        with self.lock:
-            issue = self.get_issue(repo, number, doc)
-            kept = [x for x in issue.labels if x.name.lower() != name.lower()]
-            if len(kept) == len(issue.labels):
-                raise ApiError(404, "Label does not exist", doc=doc)
-            issue.labels = kept
-            issue.updated_at = self.clock()
-            return issue
 
     def set_labels(self, repo: Repo, number: int, names: Iterable[str]) -> Issue:
         with self.lock:

@@ -218,19 +218,6 @@ class Pulls(Issues):
                 self.emit(Event("review_requested", repo.full_name, number, user.login, requested=tuple(woken)))
             return issue
 
-    def remove_requested_reviewers(self, repo: Repo, number: int, reviewers: Any, teams: Any) -> Issue:
-        doc = f"{D_REVIEW_REQ}#remove-requested-reviewers-from-a-pull-request"
-        self.check_writable(repo, doc)
-        logins = {str(x).lower() for x in reviewers} if isinstance(reviewers, list) else set()
-        slugs = {str(x).lower() for x in teams} if isinstance(teams, list) else set()
-        with self.lock:
-            issue = self.get_pull(repo, number, doc)
-            pull = issue.pr
-            pull.requested_reviewers = [u for u in pull.requested_reviewers if u.login.lower() not in logins]
-            pull.requested_teams = [t for t in pull.requested_teams if t.slug.lower() not in slugs]
-            issue.updated_at = self.clock()
-            return issue
-
     def diff(self, issue: Issue) -> dict[str, g.FileDiff]:
         base_tree, head_tree = self.pull_trees(issue)
         key = (base_tree, head_tree)
