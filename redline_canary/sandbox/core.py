@@ -124,6 +124,11 @@ class Sandbox:
             self._server.stop()
         self._running = False
 
+    @property
+    def listening(self) -> bool:
+        """On a socket (``url`` reachable by any client), or only through ``transport()``."""
+        return self._server is not None
+
     def transport(self) -> httpx.BaseTransport:
         """The app mounted in-process, for ``GitHubClient(..., transport=...)``: no socket."""
         return SandboxTransport(self.app)
