@@ -122,7 +122,10 @@ def test_missing_label_is_created_and_existing_branch_is_reused(sb: Sandbox, tmp
     assert any(r.route == "/repos/{owner}/{repo}/labels" and r.method == "POST" for r in sb.requests)
 
 
-def test_pr_creation_failure_after_commit_still_deletes_the_branch(sb: Sandbox, tmp_path: Path) -> None:
+def test_pr_creation_failure_after_commit_still_deletes_the_branch(
+    sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDLINE_CANARY_TIME_SCALE", "0.01")  # the retries' waits are not the point
     sb.attach_reviewer(REPO, SilentReviewer())
     sb.inject_fault("POST", "/repos/{owner}/{repo}/pulls", status=500, times=None)
     code, records, out = run_cycle(sb, tmp_path)
@@ -146,7 +149,8 @@ def test_secondary_rate_limit_retry_after_is_honoured(sb: Sandbox, tmp_path: Pat
     assert [r.status for r in trees][:2] == [403, 201]
 
 
-def test_server_errors_on_polls_are_retried(sb: Sandbox, tmp_path: Path) -> None:
+def test_server_errors_on_polls_are_retried(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDLINE_CANARY_TIME_SCALE", "0.01")  # the retries' waits are not the point
     sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
     sb.inject_fault("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/comments", status=502, times=2)
     sb.inject_fault("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", drop=True, times=1)
