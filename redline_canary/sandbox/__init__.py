@@ -1,7 +1,11 @@
 """A local fake of the GitHub REST subset redline-canary uses, with simulated reviewers.
 
 Real clients (PyGithub with ``base_url``, httpx) talk to it over real sockets, so a canary
-run against the sandbox exercises the same code paths as a run against api.github.com.
+run against the sandbox exercises the same code paths as a run against api.github.com. The
+HTTP behaviour is one WSGI app (``app.py``): served by wsgiref on a socket (``server.py``),
+or, with ``Sandbox(listen=False)``, mounted in the client through ``sb.transport()``
+(``GitHubClient(token, sb.url, transport=sb.transport())``) for tests where the wire is
+not the point.
 Faithful to DESIGN §10, ``shared/reference/github-api.md`` §11 and the recorded fixtures
 (``tests/test_sandbox_contract.py`` replays every one of them).
 

@@ -1,6 +1,7 @@
 """The Sandbox facade: one object that tests, ``demo`` and ``sandbox serve`` hold.
 
-It owns the world (State), the HTTP edge (SandboxServer) and the reviewers (ReviewerHub),
+It owns the world (State), the HTTP behaviour (SandboxApp, on a SandboxServer socket unless
+``listen=False``) and the reviewers (ReviewerHub),
 and offers the in-process knobs a test needs to set a scene and check the aftermath
 without going through the API it is testing.
 """
@@ -85,6 +86,7 @@ class Sandbox:
 
     The socket is bound in the constructor, so ``url`` is known before ``start()``; the
     context manager starts serving and always stops the server and reviewer threads.
+    ``listen=False`` binds nothing: clients reach the app through ``transport()`` only.
     """
 
     def __init__(
