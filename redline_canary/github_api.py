@@ -96,7 +96,8 @@ class GitHubClient:
 
     def __init__(self, token: str, api_url: str | None = None, *, clock: Clock | None = None,
                  policy: RetryPolicy | None = None, pacer: Pacer | None = None,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, transport: httpx.BaseTransport | None = None) -> None:
+        """``transport`` replaces the network (the sandbox mounted in-process, in tests)."""
         check_token(token)
         register_secret(token)
         self.api_url = check_api_url(api_url or DEFAULT_API_URL)
@@ -107,6 +108,7 @@ class GitHubClient:
         self.pacer = pacer or Pacer(self.clock)
         self._http = httpx.Client(
             base_url=self.api_url, timeout=max(timeout * scale, min(timeout, 1.0)), follow_redirects=False,
+            transport=transport,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
                      "X-GitHub-Api-Version": "2022-11-28",
                      "User-Agent": f"redline-canary/{__version__}"},

@@ -19,6 +19,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
+import httpx
+
 from redline_canary.clock import Cancelled, RealClock
 from redline_canary.corpus_model import CorpusData
 from redline_canary.crash import crash_line, write_crash_log
@@ -95,7 +97,10 @@ def run_targets(
     api_url: str | None, parallel: int = 4, history: Path | None = None,
     progress: Callable[[str, str], None] | None = None, clock: RealClock | None = None,
     writes_per_minute: int = 80, writes_per_hour: int = 500, budget_share: int = 1,
+    transport: httpx.BaseTransport | None = None,
 ) -> RunResult:
+    """``transport``: every target's client talks through it instead of the network (tests
+    mount the sandbox's WSGI app in-process this way)."""
     clock = clock or RealClock()
     pacer = Pacer(clock, writes_per_minute, writes_per_hour, budget_share)  # shared by every target
     result = RunResult()
@@ -108,7 +113,7 @@ def run_targets(
         client: GitHubClient | None = None
         records: list[dict[str, Any]] = []
         try:
-            client = GitHubClient(token, api_url, clock=clock, pacer=pacer)
+            client = GitHubClient(token, api_url, clock=clock, pacer=pacer, transport=transport)
             cycle = TargetCycle(client, target, corpus, options, clock, printer)
             records = cycle.run()
             code = combine_exit_codes([record_exit_code(r) for r in records])

@@ -20,8 +20,11 @@ from typing import Any
 
 import pytest
 
+from redline_canary.sandbox import Sandbox
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sandboxing import TOKEN  # noqa: E402  (found through the path just added)
 
 UNIT = {
     "test_actions_render", "test_markers", "test_matching", "test_profiles_checks", "test_profiles_config",
@@ -29,7 +32,7 @@ UNIT = {
     "test_report_model", "test_retrying", "test_sanitisers", "test_scoring", "test_verdict", "test_core_purity",
     "test_regression_issue", "test_pacing", "test_redline_parity",
 }
-CONTRACT = {"test_sandbox_contract", "test_sandbox_openapi"}
+CONTRACT = {"test_sandbox_contract", "test_sandbox_openapi", "test_sandbox_routes"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,16 +56,30 @@ def _unit_tests_touch_no_network_and_never_sleep(request: pytest.FixtureRequest,
         yield
         return
 
-    def no_network(*_args: Any, **_kwargs: Any) -> None:
-        raise AssertionError("a unit test opened a network connection: make it an integration test")
-
     def no_sleep(seconds: float) -> None:
         raise AssertionError(f"a unit test slept {seconds} s: inject a clock (FakeClock) instead")
 
-    monkeypatch.setattr(socket.socket, "connect", no_network)
-    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+    _forbid_connections(monkeypatch, "a unit test opened a network connection: make it an integration test")
     monkeypatch.setattr(time, "sleep", no_sleep)
     yield
+
+
+def _forbid_connections(monkeypatch: pytest.MonkeyPatch, why: str) -> None:
+    def no_network(*_args: Any, **_kwargs: Any) -> None:
+        raise AssertionError(why)
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket.socket, "connect_ex", no_network)
+
+
+@pytest.fixture()
+def in_process_sandbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
+    """A sandbox that does not listen: clients reach its WSGI app through
+    ``sb.transport()`` (``GitHubClient(..., transport=sb.transport())``, ``run_in_process``).
+    Opening any connection in this process fails the test: nothing may bypass the transport."""
+    with Sandbox(token=TOKEN, listen=False) as sb:
+        _forbid_connections(monkeypatch, "an in-process sandbox test opened a connection: pass sb.transport()")
+        yield sb
 
 
 @pytest.fixture()

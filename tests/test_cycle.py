@@ -1,8 +1,10 @@
-"""The full canary cycle through the CLI against the sandbox (issue 4 §6).
+"""The full canary cycle through ``redline-canary run`` against the sandbox (issue 4 §6).
 
-The sandbox runs in this process; ``redline-canary run`` runs in a real subprocess and
-talks to it over a real socket with PyGithub and httpx. Every test ends by asserting the
-sandbox holds no canary PR and no canary branch.
+Where the wire is not the point, ``run`` runs in this process with its clients mounted on
+the sandbox's WSGI app (no socket; a dropped connection still surfaces as httpx's
+transport error). Signals, the janitor after a SIGKILL, the demo and the CLI's own input
+checks run the real CLI in a subprocess over a real socket (``wire_sb``). Every test ends
+by asserting the sandbox holds no canary PR and no canary branch.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 import jsonschema
 import pytest
 from clirun import ROOT, cli
-from sandboxing import TOKEN, assert_no_canary_left, canary_sandbox
+from sandboxing import TOKEN, assert_no_canary_left, canary_sandbox, run_in_process
 
 from redline_canary.clock import FakeClock
 from redline_canary.corpus import load_corpus
@@ -38,25 +40,35 @@ FAST = ["--poll-interval", "0.05", "--stable-polls", "2", "--timeout-minutes", "
 
 
 @pytest.fixture()
-def sb() -> Iterator[Sandbox]:
+def sb(in_process_sandbox: Sandbox) -> Iterator[Sandbox]:
+    """The canary repo in a sandbox reached in-process (see ``run_cycle``)."""
+    in_process_sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
+    yield in_process_sandbox
+    assert_no_canary_left(in_process_sandbox, REPO)
+
+
+@pytest.fixture()
+def wire_sb() -> Iterator[Sandbox]:
+    """The canary repo in a sandbox on a real socket, for the CLI in a subprocess."""
     yield from canary_sandbox(REPO)
 
 
-def run_cli(sb: Sandbox, tmp_path: Path, *extra: str, run_id: str = "t1") -> tuple[int, list[dict[str, Any]], str]:
+def run_cycle(sb: Sandbox, tmp_path: Path, *extra: str, run_id: str = "t1") -> tuple[int, list[dict[str, Any]], str]:
     hist = tmp_path / "history.jsonl"
-    res = cli("run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sb.url,
-              "--history", str(hist), "--run-id", run_id, *FAST, *extra, env={"GITHUB_TOKEN": TOKEN})
+    code, out, err = run_in_process(sb, "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS),
+                                    "--history", str(hist), "--run-id", run_id, *FAST, *extra,
+                                    env={"GITHUB_TOKEN": TOKEN})
     records = [json.loads(line) for line in hist.read_text().splitlines()] if hist.exists() else []
     for r in records:
         jsonschema.validate(r, SCHEMA)
-    assert TOKEN not in res.stdout + res.stderr + (hist.read_text() if hist.exists() else "")
-    return res.returncode, records, res.stdout + res.stderr
+    assert TOKEN not in out + err + (hist.read_text() if hist.exists() else "")
+    return code, records, out + err
 
 
 def test_happy_path_with_the_real_bandit_reviewer(sb: Sandbox, tmp_path: Path) -> None:
     sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
     captures = tmp_path / "captures"
-    code, records, out = run_cli(sb, tmp_path, "--confirm", "0", "--save-captures", str(captures))
+    code, records, out = run_cycle(sb, tmp_path, "--confirm", "0", "--save-captures", str(captures))
     seeded = next(r for r in records if r["kind"] == "seeded")
     clean = next(r for r in records if r["kind"] == "clean")
     assert seeded["outcome"] == "scored" and clean["outcome"] == "scored"
@@ -83,7 +95,7 @@ def test_streaming_reviewer_is_not_cut_short(sb: Sandbox, tmp_path: Path) -> Non
         Batch(after=0.3, inline=[{"path": "web/Profile.tsx", "line": 7, "body": "[BLOCKER] XSS"}]),
     ]
     sb.attach_reviewer(REPO, ScriptedReviewer(batches))
-    code, records, _ = run_cli(sb, tmp_path, "--poll-interval", "0.2", "--stable-polls", "4")
+    code, records, _ = run_cycle(sb, tmp_path, "--poll-interval", "0.2", "--stable-polls", "4")
     seeded = next(r for r in records if r["kind"] == "seeded")
     assert seeded["caught"] == 3 and seeded["blocker_recall"] == 1.0
     clean = next(r for r in records if r["kind"] == "clean")
@@ -93,7 +105,7 @@ def test_streaming_reviewer_is_not_cut_short(sb: Sandbox, tmp_path: Path) -> Non
 
 def test_silent_reviewer_is_silent_not_zero(sb: Sandbox, tmp_path: Path) -> None:
     sb.attach_reviewer(REPO, SilentReviewer())
-    code, records, _out = run_cli(sb, tmp_path, "--timeout-minutes", "0.01")
+    code, records, _out = run_cycle(sb, tmp_path, "--timeout-minutes", "0.01")
     assert code == 3
     assert [r["outcome"] for r in records] == ["silent", "silent"]
     assert all(r["recall"] is None and r["clean_false_positives"] is None for r in records)
@@ -105,15 +117,18 @@ def test_missing_label_is_created_and_existing_branch_is_reused(sb: Sandbox, tmp
     sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
     stale = branch_name(BRANCH_PREFIX, "t-exists", "mini", "seeded", 1)
     sb.commit_files(REPO, stale, {"stale.txt": "left by an earlier attempt\n"})
-    code, records, _ = run_cli(sb, tmp_path, "--confirm", "0", run_id="t-exists")
+    code, records, _ = run_cycle(sb, tmp_path, "--confirm", "0", run_id="t-exists")
     assert code == 1 and len(records) == 2
     assert any(r.route == "/repos/{owner}/{repo}/labels" and r.method == "POST" for r in sb.requests)
 
 
-def test_pr_creation_failure_after_commit_still_deletes_the_branch(sb: Sandbox, tmp_path: Path) -> None:
+def test_pr_creation_failure_after_commit_still_deletes_the_branch(
+    sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDLINE_CANARY_TIME_SCALE", "0.01")  # the retries' waits are not the point
     sb.attach_reviewer(REPO, SilentReviewer())
     sb.inject_fault("POST", "/repos/{owner}/{repo}/pulls", status=500, times=None)
-    code, records, out = run_cli(sb, tmp_path)
+    code, records, out = run_cycle(sb, tmp_path)
     assert code == 4 and "could not open a PR" in out
     assert {r["outcome"] for r in records} == {"error"} and "could not open a PR" in records[0]["notice"]
     assert sb.pulls(REPO) == []
@@ -127,22 +142,23 @@ def test_secondary_rate_limit_retry_after_is_honoured(sb: Sandbox, tmp_path: Pat
                     body={"message": "You have exceeded a secondary rate limit. Please wait a few minutes.",
                           "documentation_url": "https://docs.github.com/rest"})
     started = time.monotonic()
-    code, records, _ = run_cli(sb, tmp_path, "--confirm", "0")
+    code, records, _ = run_cycle(sb, tmp_path, "--confirm", "0")
     assert code == 1 and len(records) == 2
     assert time.monotonic() - started >= 1.0
     trees = [r for r in sb.requests if r.route.endswith("/git/trees")]
     assert [r.status for r in trees][:2] == [403, 201]
 
 
-def test_server_errors_on_polls_are_retried(sb: Sandbox, tmp_path: Path) -> None:
+def test_server_errors_on_polls_are_retried(sb: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDLINE_CANARY_TIME_SCALE", "0.01")  # the retries' waits are not the point
     sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
     sb.inject_fault("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/comments", status=502, times=2)
     sb.inject_fault("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", drop=True, times=1)
-    code, records, _ = run_cli(sb, tmp_path, "--confirm", "0")
+    code, records, _ = run_cycle(sb, tmp_path, "--confirm", "0")
     assert code == 1 and [r["outcome"] for r in records] == ["scored", "scored"]
 
 
-def test_invalid_targets_exit_2_and_touch_nothing(sb: Sandbox, tmp_path: Path) -> None:
+def test_invalid_targets_exit_2_and_touch_nothing(wire_sb: Sandbox, tmp_path: Path) -> None:
     for targets, message in [
         ('[{"repo": "acme/x", "stack": "mini"', "not valid JSON"),
         ('[{"repo": "acme/x"}]', "[0].stack: required string"),
@@ -150,18 +166,18 @@ def test_invalid_targets_exit_2_and_touch_nothing(sb: Sandbox, tmp_path: Path) -
         ('[{"repo": "acme/x", "stack": "mini", "reviewer": "hal"}]', "[0].reviewer: unknown profile"),
         ('[{"repo": "nope", "stack": "mini"}]', "[0].repo: expected OWNER/NAME"),
     ]:
-        res = cli("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", sb.url,
+        res = cli("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", wire_sb.url,
                   "--history", str(tmp_path / "h.jsonl"), env={"GITHUB_TOKEN": TOKEN})
         assert res.returncode == 2, res.stderr
         assert message in res.stderr and len(res.stderr.strip().splitlines()) == 1
-    assert sb.requests == [] and not (tmp_path / "h.jsonl").exists()
+    assert wire_sb.requests == [] and not (tmp_path / "h.jsonl").exists()
 
 
-def test_dry_run_prints_the_plan_and_touches_nothing(sb: Sandbox, tmp_path: Path) -> None:
-    res = cli("run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sb.url,
+def test_dry_run_prints_the_plan_and_touches_nothing(wire_sb: Sandbox, tmp_path: Path) -> None:
+    res = cli("run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", wire_sb.url,
               "--dry-run", "--run-id", "plan1")
     assert res.returncode == 0 and "mini/seeded" in res.stdout and "mini/clean" in res.stdout
-    assert sb.requests == []
+    assert wire_sb.requests == []
 
 
 def _spawn_run(sb: Sandbox, tmp_path: Path, run_id: str) -> subprocess.Popen[str]:
@@ -183,10 +199,10 @@ def _wait_for_open_pulls(sb: Sandbox, n: int, timeout: float = 30.0) -> None:
     raise AssertionError("the run never opened its PRs")
 
 
-def test_sigterm_mid_poll_tears_down_and_exits_130(sb: Sandbox, tmp_path: Path) -> None:
-    sb.attach_reviewer(REPO, SilentReviewer())
-    proc = _spawn_run(sb, tmp_path, "sigterm1")
-    _wait_for_open_pulls(sb, 2)
+def test_sigterm_mid_poll_tears_down_and_exits_130(wire_sb: Sandbox, tmp_path: Path) -> None:
+    wire_sb.attach_reviewer(REPO, SilentReviewer())
+    proc = _spawn_run(wire_sb, tmp_path, "sigterm1")
+    _wait_for_open_pulls(wire_sb, 2)
     sent = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     _out, err = proc.communicate(timeout=15)
@@ -197,23 +213,23 @@ def test_sigterm_mid_poll_tears_down_and_exits_130(sb: Sandbox, tmp_path: Path) 
     assert {r["outcome"] for r in records} == {"cancelled"}
 
 
-def test_sigkill_mid_poll_then_janitor_leaves_nothing(sb: Sandbox, tmp_path: Path) -> None:
-    sb.attach_reviewer(REPO, SilentReviewer())
+def test_sigkill_mid_poll_then_janitor_leaves_nothing(wire_sb: Sandbox, tmp_path: Path) -> None:
+    wire_sb.attach_reviewer(REPO, SilentReviewer())
     # A person's PR that even quotes a run marker: no label, no canary branch, so untouched.
-    unrelated = sb.create_pull(REPO, "feature/human-work", files={"notes.md": "mine\n"},
+    unrelated = wire_sb.create_pull(REPO, "feature/human-work", files={"notes.md": "mine\n"},
                                title="Human PR", body="see <!-- rc:run=sigkill1 -->")
-    proc = _spawn_run(sb, tmp_path, "sigkill1")
-    _wait_for_open_pulls(sb, 3)
+    proc = _spawn_run(wire_sb, tmp_path, "sigkill1")
+    _wait_for_open_pulls(wire_sb, 3)
     proc.kill()
     proc.wait(timeout=10)
-    assert len(sb.open_pulls(REPO)) == 3
-    res = cli("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "sigkill1", "--json",
+    assert len(wire_sb.open_pulls(REPO)) == 3
+    res = cli("janitor", "--repo", REPO, "--api-url", wire_sb.url, "--run-id", "sigkill1", "--json",
               env={"GITHUB_TOKEN": TOKEN})
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
     assert len(report["pulls"]) == 2 and len(report["branches"]) == 2
-    assert [p.number for p in sb.open_pulls(REPO)] == [unrelated]
-    assert "feature/human-work" in sb.branches(REPO)
+    assert [p.number for p in wire_sb.open_pulls(REPO)] == [unrelated]
+    assert "feature/human-work" in wire_sb.branches(REPO)
 
 
 def test_janitor_older_than_removes_only_old_leftovers(tmp_path: Path) -> None:
@@ -243,7 +259,7 @@ def test_janitor_older_than_removes_only_old_leftovers(tmp_path: Path) -> None:
 def test_forty_minute_wait_runs_in_milliseconds_with_an_injected_clock(sb: Sandbox) -> None:
     sb.attach_reviewer(REPO, SilentReviewer())
     clock = FakeClock()
-    client = GitHubClient(TOKEN, sb.url, clock=clock, policy=RetryPolicy(clock=clock))
+    client = GitHubClient(TOKEN, sb.url, clock=clock, policy=RetryPolicy(clock=clock), transport=sb.transport())
     options = CycleOptions(run_id="fake-clock", poll=PollConfig(interval=30.0, timeout=40 * 60.0))
     started = time.monotonic()
     records = TargetCycle(client, Target(REPO, "mini"), load_corpus(CORPUS), options, clock).run()
@@ -260,7 +276,7 @@ def test_reviewer_error_notice_makes_the_outcome_error_with_the_notice_quoted(
     notice = "Copilot encountered an error and was unable to review this pull request."
     sb.attach_reviewer(REPO, ScriptedReviewer([Batch(after=0.05, reviews=[{"body": notice}])],
                                               identity=COPILOT))
-    code, records, _ = run_cli(sb, tmp_path, "--reviewer", "copilot")
+    code, records, _ = run_cycle(sb, tmp_path, "--reviewer", "copilot")
     assert code == 4
     assert [r["outcome"] for r in records] == ["error", "error"]
     assert all(r["notice"].startswith("Copilot encountered an error") for r in records)
@@ -280,7 +296,7 @@ class _FlakyReviewer(ScriptedReviewer):
 
 def test_confirmation_rerun_clears_a_blocker_caught_the_second_time(sb: Sandbox, tmp_path: Path) -> None:
     sb.attach_reviewer(REPO, _FlakyReviewer([]))
-    code, records, _out = run_cli(sb, tmp_path, "--confirm", "1")
+    code, records, _out = run_cycle(sb, tmp_path, "--confirm", "1")
     assert code == 1  # the clean PR got the same BLOCKER comments
     seeded = [r for r in records if r["kind"] == "seeded"]
     assert [r["attempt"] for r in seeded] == [1, 2]
@@ -304,7 +320,7 @@ def test_run_accepts_a_custom_profile_file(sb: Sandbox, tmp_path: Path) -> None:
     sb.attach_reviewer(REPO, ScriptedReviewer(
         [Batch(after=0.05, inline=[{"path": "app.py", "line": 10, "body": "[BLOCKER] SQL"}])],
         identity=Identity("house-reviewer[bot]", 190_000_099)))
-    code, records, out = run_cli(sb, tmp_path, "--reviewer", "house-bot", "--profiles", str(profiles),
+    code, records, out = run_cycle(sb, tmp_path, "--reviewer", "house-bot", "--profiles", str(profiles),
                                  "--confirm", "0")
     assert {r["reviewer"] for r in records} == {"house-bot"}, out
     assert code == 1  # one of three BLOCKERs caught
@@ -336,7 +352,7 @@ def test_codex_thumbs_up_is_clean_and_done_not_silent(sb: Sandbox, tmp_path: Pat
     codex = Identity("chatgpt-codex-connector[bot]", 199175422)
     sb.attach_reviewer(REPO, _ThumbsUpCodex([], identity=codex, trigger_phrases=["@codex review"],
                                             wake_on=["comment"]))
-    code, records, out = run_cli(sb, tmp_path, "--reviewer", "codex", "--confirm", "0")
+    code, records, out = run_cycle(sb, tmp_path, "--reviewer", "codex", "--confirm", "0")
     clean = next(r for r in records if r["kind"] == "clean")
     seeded = next(r for r in records if r["kind"] == "seeded")
     assert clean["outcome"] == "scored" and clean["gate"]["passed"], out
@@ -344,24 +360,26 @@ def test_codex_thumbs_up_is_clean_and_done_not_silent(sb: Sandbox, tmp_path: Pat
     assert code == 1
 
 
-def test_two_reviewers_on_one_repo_and_stack_are_rejected_before_any_request(sb: Sandbox, tmp_path: Path) -> None:
+def test_two_reviewers_on_one_repo_and_stack_are_rejected_before_any_request(wire_sb: Sandbox, tmp_path: Path) -> None:
     targets = json.dumps([{"repo": REPO, "stack": "mini"}, {"repo": REPO, "stack": "mini", "reviewer": "copilot"}])
-    res = cli("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", sb.url,
+    res = cli("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", wire_sb.url,
               env={"GITHUB_TOKEN": TOKEN})
     assert res.returncode == 2 and "[1]: acme/canary-mini mini is already target [0]" in res.stderr
-    assert sb.requests == []
+    assert wire_sb.requests == []
 
 
-def test_a_repository_without_the_canary_topic_is_refused_before_any_write(tmp_path: Path) -> None:
-    with Sandbox(token=TOKEN) as sandbox:
-        sandbox.create_repo("acme/production-app")
-        res = cli("run", "--repo", "acme/production-app", "--stack", "mini", "--corpus", str(CORPUS),
-                  "--api-url", sandbox.url, "--history", str(tmp_path / "h.jsonl"), env={"GITHUB_TOKEN": TOKEN})
-        assert res.returncode == 2
-        assert "not a canary repository: add the topic 'redline-canary'" in res.stderr
-        assert [r.method for r in sandbox.requests] == ["GET"]
-        assert sandbox.pulls("acme/production-app") == []
-        assert not (tmp_path / "h.jsonl").exists()
+def test_a_repository_without_the_canary_topic_is_refused_before_any_write(
+    in_process_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sandbox = in_process_sandbox
+    sandbox.create_repo("acme/production-app")
+    code, _out, err = run_in_process(sandbox, "--repo", "acme/production-app", "--stack", "mini", "--corpus",
+                                     str(CORPUS), "--history", str(tmp_path / "h.jsonl"), env={"GITHUB_TOKEN": TOKEN})
+    assert code == 2
+    assert "not a canary repository: add the topic 'redline-canary'" in err
+    assert [r.method for r in sandbox.requests] == ["GET"]
+    assert sandbox.pulls("acme/production-app") == []
+    assert not (tmp_path / "h.jsonl").exists()
 
 
 def test_a_comment_on_page_two_is_seen_although_page_one_is_unchanged(sb: Sandbox) -> None:
@@ -370,7 +388,7 @@ def test_a_comment_on_page_two_is_seen_although_page_one_is_unchanged(sb: Sandbo
     number = sb.create_pull(REPO, "rc/paging", files={"a.py": "x = 1\n"}, title="paging")
     for i in range(150):
         sb.add_issue_comment(REPO, number, f"note {i}", author="someone")
-    client = GitHubClient(TOKEN, sb.url)
+    client = GitHubClient(TOKEN, sb.url, transport=sb.transport())
     states: dict[str, ChannelState] = {}
     client.poll(REPO, number, states)
     assert len(states["issue_comments"].items or []) == 150
@@ -387,7 +405,7 @@ def test_sandbox_secondary_limit_mode_is_waited_out(sb: Sandbox, tmp_path: Path)
     # More than 6 content-creating requests per 2 s window -> 403 + retry-after: 1.
     sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
     sb.secondary_limit(per_minute=6, window=2.0, retry_after=1)
-    code, records, _ = run_cli(sb, tmp_path, "--confirm", "0")
+    code, records, _ = run_cycle(sb, tmp_path, "--confirm", "0")
     assert code == 1 and [r["outcome"] for r in records] == ["scored", "scored"]
     limited = [r for r in sb.requests if r.status == 403]
     assert limited, "the limit should have been hit at least once"
@@ -413,7 +431,7 @@ def test_bugbot_finished_check_run_makes_a_quiet_clean_pr_clean_not_silent(sb: S
     from redline_canary.sandbox import Identity
 
     sb.attach_reviewer(REPO, _QuietBugbot([], identity=Identity("cursor[bot]", 206951365)))
-    code, records, out = run_cli(sb, tmp_path, "--reviewer", "bugbot", "--confirm", "0",
+    code, records, out = run_cycle(sb, tmp_path, "--reviewer", "bugbot", "--confirm", "0",
                                  "--poll-interval", "0.05", "--stable-polls", "50")
     clean = next(r for r in records if r["kind"] == "clean")
     seeded = next(r for r in records if r["kind"] == "seeded")
@@ -432,7 +450,7 @@ def test_a_review_posted_just_before_its_done_check_run_is_not_missed(sb: Sandbo
 
     sb.attach_reviewer(REPO, _QuietBugbot([], identity=Identity("cursor[bot]", 206951365), latency=0.05))
     sb.inject_fault("GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", delay=0.6, times=1)
-    _code, records, out = run_cli(sb, tmp_path, "--reviewer", "bugbot", "--confirm", "0",
+    _code, records, out = run_cycle(sb, tmp_path, "--reviewer", "bugbot", "--confirm", "0",
                                  "--poll-interval", "0.05", "--stable-polls", "50")
     seeded = next(r for r in records if r["kind"] == "seeded")
     assert seeded["outcome"] == "scored" and [s["n"] for s in seeded["caught_seeds"]] == [2], out

@@ -1,8 +1,11 @@
 """The fault suite (issue 10): every route the cycle calls x six faults, Retry-After
 spellings, looping and foreign pagination links, redirects and token leaks.
 
-Each cell runs the real ``redline-canary run`` (in-process ``cli.main``, so ninety cells fit
-in a minute) against a fresh sandbox over a real socket, with the retry waits in test mode
+Each cell runs the real ``redline-canary run`` in this process against a fresh sandbox whose
+WSGI app is mounted in the client (no socket: a dropped connection surfaces as httpx's
+transport error), so ninety cells fit in a minute. The cells about the wire itself (a
+client timeout, another host, a redirect, the janitor after a failed teardown, a token
+GitHub refuses) use a sandbox on a real socket (``wire_sandbox``). Retry waits run in test mode
 (``REDLINE_CANARY_TIME_SCALE``: a ``Retry-After: 2`` is honoured as 20 ms). For every cell
 it asserts what a user is promised: no canary PR or branch left behind (or, when GitHub
 refuses deletes for good, the leftovers named on stderr with exit 4 and the janitor able to
@@ -21,7 +24,7 @@ from typing import Any
 
 import pytest
 from clirun import ROOT
-from sandboxing import TOKEN, assert_no_canary_left
+from sandboxing import TOKEN, assert_no_canary_left, run_in_process
 
 from redline_canary.cli import main
 from redline_canary.github_api import CANARY_TOPIC
@@ -53,7 +56,7 @@ TRANSIENT_FAULTS: dict[str, dict[str, Any]] = {
     "one-502": {"status": 502, "times": 1},
     "one-drop": {"drop": True, "times": 1},
     "retry-after-2-twice": {"status": 403, "headers": {"retry-after": "2"}, "times": 2},
-    "one-slow": {"delay": 1.5, "times": 1},  # the client's timeout is 1 s in test mode
+    "one-slow": {"delay": 1.5, "times": 1},  # the client's timeout is 1 s in test mode: on the wire
     "one-malformed-200": {"status": 200, "body": "{not json", "times": 1},
 }
 ALWAYS_500 = {"status": 500, "times": None}
@@ -99,7 +102,14 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture()
-def sandbox() -> Iterator[Sandbox]:
+def sandbox(in_process_sandbox: Sandbox) -> Sandbox:
+    in_process_sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
+    in_process_sandbox.attach_reviewer(REPO, PassingReviewer(latency=0.01))
+    return in_process_sandbox
+
+
+@pytest.fixture()
+def wire_sandbox() -> Iterator[Sandbox]:
     with Sandbox(token=TOKEN) as sb:
         sb.create_repo(REPO, topics=[CANARY_TOPIC])
         sb.attach_reviewer(REPO, PassingReviewer(latency=0.01))
@@ -108,15 +118,21 @@ def sandbox() -> Iterator[Sandbox]:
 
 def run_cycle(sb: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str,
               reviewer: str = "redline") -> Cell:
+    """``cli.main`` against a listening sandbox, ``run`` through its app otherwise."""
     history = tmp_path / "history.jsonl"
-    code = main(["run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sb.url,
-                 "--history", str(history), "--run-id", "fault", "--reviewer", reviewer, "--confirm", "0",
-                 "--poll-interval", "0.03", "--stable-polls", "2", "--timeout-minutes", "0.05", *extra])
-    out = capsys.readouterr()
+    argv = ["--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS),
+            "--history", str(history), "--run-id", "fault", "--reviewer", reviewer, "--confirm", "0",
+            "--poll-interval", "0.03", "--stable-polls", "2", "--timeout-minutes", "0.05", *extra]
+    if sb.listening:
+        code = main(["run", "--api-url", sb.url, *argv])
+        captured = capsys.readouterr()
+        out, err = captured.out, captured.err
+    else:
+        code, out, err = run_in_process(sb, *argv)
     records = [json.loads(line) for line in history.read_text().splitlines()] if history.exists() else []
-    everything = out.out + out.err + (history.read_text() if history.exists() else "")
+    everything = out + err + (history.read_text() if history.exists() else "")
     assert TOKEN not in everything
-    return Cell(code, out.err, records, sb)
+    return Cell(code, err, records, sb)
 
 
 def assert_promises(cell: Cell, expected_code: int, *, left_behind: bool = False) -> None:
@@ -142,8 +158,10 @@ def _id(route: tuple[str, str]) -> str:
 @pytest.mark.parametrize("fault", list(TRANSIENT_FAULTS), ids=list(TRANSIENT_FAULTS))
 @pytest.mark.parametrize("route", CYCLE_ROUTES, ids=[_id(r) for r in CYCLE_ROUTES])
 def test_a_transient_fault_on_any_route_is_ridden_out(
-    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str], fault: str,
+    request: pytest.FixtureRequest, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str],
+    fault: str,
 ) -> None:
+    sandbox: Sandbox = request.getfixturevalue("wire_sandbox" if fault == "one-slow" else "sandbox")
     sandbox.inject_fault(route[0], route[1], **TRANSIENT_FAULTS[fault])
     cell = run_cycle(sandbox, tmp_path, capsys)
     assert_promises(cell, 0)
@@ -154,8 +172,11 @@ def test_a_transient_fault_on_any_route_is_ridden_out(
 @pytest.mark.usefixtures("fast_retries")
 @pytest.mark.parametrize("route", CYCLE_ROUTES, ids=[_id(r) for r in CYCLE_ROUTES])
 def test_a_route_that_always_fails_ends_as_an_infrastructure_failure(
-    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str],
+    request: pytest.FixtureRequest, tmp_path: Path, capsys: pytest.CaptureFixture[str], route: tuple[str, str],
 ) -> None:
+    # What is left behind is finished by the janitor, which goes over the wire.
+    wire = route in LEFT_BEHIND_WHEN_ALWAYS_500
+    sandbox: Sandbox = request.getfixturevalue("wire_sandbox" if wire else "sandbox")
     sandbox.inject_fault(route[0], route[1], **ALWAYS_500)
     cell = run_cycle(sandbox, tmp_path, capsys)
     if route in HARMLESS_WHEN_ALWAYS_500:
@@ -285,7 +306,7 @@ def test_a_review_request_copilot_does_not_list_but_answers_is_scored(
     # review that arrives is the confirmation, so an unlisted request is not failed at once.
     from redline_canary.sandbox import COPILOT
 
-    with Sandbox(token=TOKEN) as sb:
+    with Sandbox(token=TOKEN, listen=False) as sb:
         sb.create_repo(REPO, topics=[CANARY_TOPIC])
         sb.attach_reviewer(REPO, PassingReviewer(latency=0.01, identity=COPILOT))
         sb.review_requests(REPO, COPILOT_LOGIN, "hidden")
@@ -331,11 +352,11 @@ def other_host() -> Iterator[_Catcher]:
 
 @pytest.mark.usefixtures("fast_retries")
 def test_a_pagination_link_to_another_host_is_not_followed(
-    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], other_host: _Catcher,
+    wire_sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], other_host: _Catcher,
 ) -> None:
-    sandbox.inject_fault("GET", f"{R}/pulls/{{pull_number}}/comments", times=None,
+    wire_sandbox.inject_fault("GET", f"{R}/pulls/{{pull_number}}/comments", times=None,
                          headers={"link": f'<{other_host.url}/steal?page=2>; rel="next"'})
-    assert_promises(run_cycle(sandbox, tmp_path, capsys), 0)
+    assert_promises(run_cycle(wire_sandbox, tmp_path, capsys), 0)
     assert other_host.seen == []
 
 
@@ -358,14 +379,14 @@ def test_a_pagination_link_back_at_the_same_page_does_not_spin(
 
 @pytest.mark.usefixtures("fast_retries")
 def test_a_redirect_never_carries_the_token(
-    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], other_host: _Catcher,
+    wire_sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], other_host: _Catcher,
 ) -> None:
-    sandbox.inject_fault("GET", R, status=301, times=None, headers={"location": f"{other_host.url}/repos/{REPO}"},
+    wire_sandbox.inject_fault("GET", R, status=301, times=None, headers={"location": f"{other_host.url}/repos/{REPO}"},
                          body={"message": "Moved Permanently", "url": f"{other_host.url}/repos/{REPO}"})
-    cell = run_cycle(sandbox, tmp_path, capsys)
+    cell = run_cycle(wire_sandbox, tmp_path, capsys)
     assert cell.code in (2, 4) and "Traceback" not in cell.stderr
     assert other_host.seen and all(auth is None for _path, auth in other_host.seen)
-    assert_no_canary_left(sandbox, REPO)
+    assert_no_canary_left(wire_sandbox, REPO)
 
 
 @pytest.mark.parametrize("token", ["ghp_tökén", "abc def", "line\nbreak"])
@@ -404,15 +425,15 @@ def test_the_token_reaches_no_output_file_or_crash_log_of_a_failing_run(
 
 @pytest.mark.usefixtures("fast_retries")
 def test_a_wrong_token_is_bad_configuration_without_echoing_it(
-    sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    wire_sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     wrong = "sandbox-wrong-credential-0000"
     monkeypatch.setenv("GITHUB_TOKEN", wrong)
-    code = main(["run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", sandbox.url,
+    code = main(["run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", wire_sandbox.url,
                  "--history", str(tmp_path / "h.jsonl")])
     err = capsys.readouterr().err
     assert code == 2 and "401" in err and wrong not in err
-    assert sandbox.pulls(REPO) == [] and not (tmp_path / "h.jsonl").exists()
+    assert wire_sandbox.pulls(REPO) == [] and not (tmp_path / "h.jsonl").exists()
 
 
 @pytest.mark.parametrize("url", ["ftp://example.com", "https://user:pw@example.com", "example.com",
@@ -503,7 +524,8 @@ def _cycle_on_a_fake_clock(sb: Sandbox, reviewer: str, run_id: str) -> tuple[lis
     from redline_canary.targets import Target
 
     clock = FakeClock()
-    client = GitHubClient(TOKEN, sb.url, clock=clock, policy=RetryPolicy(clock=clock))
+    client = GitHubClient(TOKEN, sb.url, clock=clock, policy=RetryPolicy(clock=clock),
+                          transport=None if sb.listening else sb.transport())
     options = CycleOptions(run_id=run_id, poll=PollConfig(interval=30.0, timeout=40 * 60.0))
     records = TargetCycle(client, Target(REPO, "mini", reviewer), load_corpus(CORPUS), options, clock).run()
     client.close()
@@ -513,7 +535,7 @@ def _cycle_on_a_fake_clock(sb: Sandbox, reviewer: str, run_id: str) -> tuple[lis
 def test_a_trigger_comment_an_acknowledging_bot_never_answers_ends_as_error_in_minutes() -> None:
     from redline_canary.sandbox import Identity, SilentReviewer
 
-    with Sandbox(token=TOKEN) as sb:
+    with Sandbox(token=TOKEN, listen=False) as sb:
         sb.create_repo(REPO, topics=[CANARY_TOPIC])
         # installed on another login: the trigger reaches nobody that answers
         sb.attach_reviewer(REPO, SilentReviewer(identity=Identity("someone-else[bot]", 1), latency=0.0))
@@ -532,7 +554,7 @@ def test_a_trigger_comment_acknowledged_with_eyes_is_waited_for_in_full(
     from redline_canary.sandbox import Identity, SilentReviewer
 
     def outcomes(ack: str | None) -> list[str]:
-        with Sandbox(token=TOKEN) as sb:
+        with Sandbox(token=TOKEN, listen=False) as sb:
             sb.create_repo(REPO, topics=[CANARY_TOPIC])
             sb.attach_reviewer(REPO, SilentReviewer(identity=Identity(LOGIN, 199175422), latency=0.0,
                                                     trigger_phrases=["@codex review"], ack_reaction=ack,

@@ -342,7 +342,8 @@ def _pull_get(sb: Sandbox, client: httpx.Client, rec: dict[str, Any]) -> Scene:
         f"/repos/{repo}/pulls/{n}/requested_reviewers",
         json={"reviewers": ["sfdye"], "team_reviewers": ["maintainers"]},
     ).raise_for_status()
-    client.post(f"/repos/{repo}/issues/{n}/assignees", json={"assignees": ["jacquev6"]})
+    with sb.state.lock:  # in-process: the product never assigns, so the sandbox serves no route for it
+        sb.state.get_issue(sb.state.get_repo_by_name(repo), n).assignees.append(sb.state.ensure_user("jacquev6"))
     return Scene(segs={"31": str(n)})
 
 

@@ -28,6 +28,12 @@ REPO = "acme/canary-python"
 NOT_SERVED = {
     "PUT /repos/{owner}/{repo}/contents/{path}": "multi-file commits use the Git Data API",
     "POST /repos/{owner}/{repo}/secret-scanning/push-protection-bypasses": "push protection is not simulated",
+    # Trimmed (issue 11): neither the product nor a recording calls these.
+    "POST /repos/{owner}/{repo}/git/blobs": "file contents travel inline in POST /git/trees",
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments": (
+        "the product reads a PR's review comments in one list"
+    ),
+    "GET /repos/{owner}/{repo}/issues/{issue_number}/labels": "labels come with the PR and issue bodies",
 }
 
 
@@ -111,7 +117,6 @@ def _calls(v: dict[str, str]) -> dict[str, tuple[str, Any]]:
                 "tree": [{"path": "a/b.txt", "mode": "100644", "type": "blob", "content": "b"}],
             },
         ),
-        "POST /repos/{owner}/{repo}/git/blobs": ("git/blobs", {"content": "aGk=", "encoding": "base64"}),
         "GET /repos/{owner}/{repo}/git/commits/{commit_sha}": (f"git/commits/{v['commit_sha']}", None),
         "POST /repos/{owner}/{repo}/git/commits": (
             "git/commits",
@@ -131,16 +136,11 @@ def _calls(v: dict[str, str]) -> dict[str, tuple[str, Any]]:
         ),
         "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments": (f"pulls/{v['pull_number']}/comments", None),
         "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews": (f"pulls/{v['pull_number']}/reviews", None),
-        "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments": (
-            f"pulls/{v['pull_number']}/reviews/{v['review_id']}/comments",
-            None,
-        ),
         "GET /repos/{owner}/{repo}/issues/{issue_number}/comments": (f"issues/{v['issue_number']}/comments", None),
         "POST /repos/{owner}/{repo}/issues/{issue_number}/labels": (
             f"issues/{v['issue_number']}/labels",
             ["Foo", "bAr"],
         ),
-        "GET /repos/{owner}/{repo}/issues/{issue_number}/labels": (f"issues/{v['issue_number']}/labels", None),
         "GET /rate_limit": ("/rate_limit", None),
     }
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import httpx
+
 from redline_canary import validate
 from redline_canary.clock import utc_now_iso
 from redline_canary.corpus import load_corpus, require_stack
@@ -165,8 +167,9 @@ def run_run(args: argparse.Namespace) -> int:
     return run(RunOptions.from_args(args, os.environ), out=sys.stdout, err=sys.stderr)
 
 
-def run(options: RunOptions, *, out: TextIO, err: TextIO) -> int:
-    """The command itself: plan, or run every target and print one summary."""
+def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseTransport | None = None) -> int:
+    """The command itself: plan, or run every target and print one summary. ``transport``
+    stands in for the network (the sandbox in-process, in tests)."""
     run_id = options.cycle.run_id
     targets = list(options.targets)
     if options.dry_run:
@@ -179,7 +182,8 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO) -> int:
     token = token_from_env(options.env)
     history = options.history
     result = run_targets(targets, options.corpus, options.cycle, token=token, api_url=options.api_url,
-                         parallel=options.parallel, history=history, budget_share=options.budget_share)
+                         parallel=options.parallel, history=history, budget_share=options.budget_share,
+                         transport=transport)
     if options.json:
         for r in result.records:
             print(json_text(r, indent=None), file=out)

@@ -1,7 +1,11 @@
 """A local fake of the GitHub REST subset redline-canary uses, with simulated reviewers.
 
 Real clients (PyGithub with ``base_url``, httpx) talk to it over real sockets, so a canary
-run against the sandbox exercises the same code paths as a run against api.github.com.
+run against the sandbox exercises the same code paths as a run against api.github.com. The
+HTTP behaviour is one WSGI app (``app.py``): served by wsgiref on a socket (``server.py``),
+or, with ``Sandbox(listen=False)``, mounted in the client through ``sb.transport()``
+(``GitHubClient(token, sb.url, transport=sb.transport())``) for tests where the wire is
+not the point.
 Faithful to DESIGN §10, ``shared/reference/github-api.md`` §11 and the recorded fixtures
 (``tests/test_sandbox_contract.py`` replays every one of them).
 
@@ -26,6 +30,7 @@ scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observa
 """
 
 from redline_canary.sandbox.core import IssueSummary, PullSummary, RepoHandle, Sandbox
+from redline_canary.sandbox.limits import Fault, RequestRecord
 from redline_canary.sandbox.reviewers import (
     BANDIT_BOT,
     COPILOT,
@@ -41,7 +46,6 @@ from redline_canary.sandbox.reviewers import (
     SilentReviewer,
 )
 from redline_canary.sandbox.scenario import Scenario, ScenarioError, load_scenario, parse_scenario
-from redline_canary.sandbox.server import Fault, RequestRecord
 
 __all__ = [
     "BANDIT_BOT",

@@ -6,21 +6,19 @@ injection are keyed by them and tests read better when they quote the docs.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import quote, unquote, urlencode
+from urllib.parse import unquote, urlencode
 
-from redline_canary.sandbox import gitstore as g
 from redline_canary.sandbox.model import ApiError, Issue, Repo, User, not_found, parse_iso
 from redline_canary.sandbox.render import Json, Renderer
 from redline_canary.sandbox.state import State
 
 if TYPE_CHECKING:
-    from redline_canary.sandbox.server import SandboxServer
+    from redline_canary.sandbox.app import SandboxApp
 
 T = TypeVar("T")
 
@@ -46,7 +44,7 @@ class Call:
     viewer: User
     state: State
     r: Renderer
-    server: SandboxServer
+    server: SandboxApp
     route: Route
 
     def q(self, name: str) -> str | None:
@@ -248,13 +246,6 @@ def get_repo(call: Call) -> Reply:
 D_BRANCH = "https://docs.github.com/rest/branches/branches"
 
 
-@route("GET", f"{R}/branches", f"{D_BRANCH}#list-branches", "contents=read")
-def list_branches(call: Call) -> Reply:
-    repo = call.repo
-    names = sorted(r[len("refs/heads/") :] for r in repo.refs if r.startswith("refs/heads/"))
-    return paged(call, names, lambda n: call.r.branch_short(repo, n), repo)
-
-
 @route("GET", f"{R}/branches/{{branch}}", f"{D_BRANCH}#get-a-branch", "contents=read")
 def get_branch(call: Call) -> Reply:
     repo = call.repo
@@ -293,21 +284,6 @@ def list_refs(call: Call) -> Reply:
     return reply
 
 
-@route("GET", f"{R}/git/refs/{{ref}}", f"{D_REFS}#get-a-reference", "contents=read")
-def get_refs_legacy(call: Call) -> Reply:
-    """The pre-2020 spelling: exact ref, else every ref under it as a list, else 404."""
-    repo = call.repo
-    call.state.require_nonempty(repo)
-    ref = call.params["ref"].strip("/")
-    full = f"refs/{ref}"
-    if full in repo.refs:
-        return Reply(200, call.r.ref(repo, full), headers={"x-poll-interval": "300"})
-    under = sorted(x for x in repo.refs if x.startswith(full + "/"))
-    if not under:
-        raise not_found(call.route.doc)
-    return paged(call, under, lambda x: call.r.ref(repo, x), repo)
-
-
 @route("GET", f"{R}/git/matching-refs/{{ref}}", f"{D_REFS}#list-matching-references", "contents=read")
 def matching_refs(call: Call) -> Reply:
     repo = call.repo
@@ -342,14 +318,12 @@ def _delete_ref(call: Call) -> Reply:
 
 _PATCH_PERM = "contents=write; contents=write,workflows=write"
 route("PATCH", f"{R}/git/refs/{{ref}}", f"{D_REFS}#update-a-reference", _PATCH_PERM)(_update_ref)
-route("PATCH", f"{R}/git/ref/{{ref}}", f"{D_REFS}#update-a-reference", _PATCH_PERM)(_update_ref)
 route("DELETE", f"{R}/git/refs/{{ref}}", f"{D_REFS}#delete-a-reference", "contents=write")(_delete_ref)
 route("DELETE", f"{R}/git/ref/{{ref}}", f"{D_REFS}#delete-a-reference", "contents=write")(_delete_ref)
 
 # --- trees, blobs, commits ----------------------------------------------------------------
 
 D_TREES = "https://docs.github.com/rest/git/trees"
-D_BLOBS = "https://docs.github.com/rest/git/blobs"
 D_COMMITS = "https://docs.github.com/rest/git/commits"
 
 
@@ -376,24 +350,6 @@ def get_tree(call: Call) -> Reply:
     shown = asked if re.fullmatch(r"[0-9a-f]{40}", asked) else sha
     body = call.r.tree(repo, sha, shown_sha=shown, recursive=recursive)
     return Reply(200, body, headers={"cache-control": "private, max-age=86400, s-maxage=86400"})
-
-
-@route("POST", f"{R}/git/blobs", f"{D_BLOBS}#create-a-blob", "contents=write")
-def create_blob(call: Call) -> Reply:
-    repo = call.repo
-    b = call.obj()
-    sha = call.state.create_blob(repo, b.get("content"), b.get("encoding"))
-    url = f"{call.r.repo_base(repo)}/git/blobs/{sha}"
-    return created({"url": url, "sha": sha}, url)
-
-
-@route("GET", f"{R}/git/blobs/{{file_sha}}", f"{D_BLOBS}#get-a-blob", "contents=read")
-def get_blob(call: Call) -> Reply:
-    repo = call.repo
-    sha = call.params["file_sha"]
-    if sha not in call.state.store.blobs:
-        raise not_found(call.route.doc)
-    return Reply(200, call.r.blob(repo, sha))
 
 
 @route("POST", f"{R}/git/commits", f"{D_COMMITS}#create-a-commit", "contents=write")
@@ -472,45 +428,6 @@ def update_pull(call: Call) -> Reply:
     return Reply(200, call.r.pull(repo, issue))
 
 
-D_FILES = f"{D_PULLS}#list-pull-requests-files"
-
-
-@route("GET", f"{R}/pulls/{{pull_number}}/files", D_FILES, P_READ)
-def list_files(call: Call) -> Reply:
-    repo = call.repo
-    issue = call.state.get_pull(repo, call.num("pull_number"), call.route.doc)
-    base_tree, head_tree = call.state.pull_trees(issue)
-    old = call.state.store.flatten(base_tree)
-    new = call.state.store.flatten(head_tree)
-    diffs = list(call.state.diff(issue).values())
-    b, html = call.r.repo_base(repo), call.r.repo_html(repo)
-    head = issue.pr.head_sha
-
-    def render(d: g.FileDiff) -> Json:
-        leaf = new.get(d.path) or old.get(d.path)
-        a_text = _text(call.state, old.get(d.path))
-        b_text = _text(call.state, new.get(d.path))
-        patch = "".join(list(difflib.unified_diff(a_text, b_text, n=3))[2:])
-        return {
-            "sha": leaf.sha if leaf else None,
-            "filename": d.path,
-            "status": d.status,
-            "additions": d.additions,
-            "deletions": d.deletions,
-            "changes": d.additions + d.deletions,
-            "blob_url": f"{html}/blob/{head}/{quote(d.path)}",
-            "raw_url": f"{html}/raw/{head}/{quote(d.path)}",
-            "contents_url": f"{b}/contents/{quote(d.path)}?ref={head}",
-            "patch": patch,
-        }
-
-    return paged(call, diffs, render, repo)
-
-
-def _text(state: State, leaf: g.FlatEntry | None) -> list[str]:
-    if leaf is None or leaf.type != "blob":
-        return []
-    return state.store.blobs.get(leaf.sha, b"").decode("utf-8", "replace").splitlines(True)
 
 
 D_RR = "https://docs.github.com/rest/pulls/review-requests"
@@ -547,21 +464,6 @@ def request_reviewers(call: Call) -> Reply:
         repo, call.num("pull_number"), call.viewer, b.get("reviewers"), b.get("team_reviewers")
     )
     return Reply(201, call.r.pull(repo, issue, full=False))
-
-
-@route(
-    "DELETE",
-    f"{R}/pulls/{{pull_number}}/requested_reviewers",
-    f"{D_RR}#remove-requested-reviewers-from-a-pull-request",
-    P_WRITE,
-)
-def remove_requested(call: Call) -> Reply:
-    repo = call.repo
-    b = call.obj()
-    issue = call.state.remove_requested_reviewers(
-        repo, call.num("pull_number"), b.get("reviewers"), b.get("team_reviewers")
-    )
-    return Reply(200, call.r.pull(repo, issue, full=False))
 
 
 # --- review comments and reviews --------------------------------------------------------
@@ -629,14 +531,6 @@ def _visible_comments(call: Call, issue: Issue) -> list[Any]:
     return [c for c in issue.pr.review_comments if c.review_id not in pending]
 
 
-@route("GET", f"{R}/pulls/comments", f"{D_RC}#list-review-comments-in-a-repository", P_READ)
-def list_repo_review_comments(call: Call) -> Reply:
-    repo = call.repo
-    pairs = [(i, c) for i in repo.pulls() for c in _visible_comments(call, i)]
-    pairs.sort(key=lambda p: p[1].id)
-    return paged(call, pairs, lambda p: call.r.review_comment(repo, p[0], p[1]), repo)
-
-
 @route(
     "GET",
     f"{R}/pulls/comments/{{comment_id}}",
@@ -697,18 +591,6 @@ def get_review(call: Call) -> Reply:
     return Reply(200, call.r.review(repo, issue, rv))
 
 
-@route(
-    "GET",
-    f"{R}/pulls/{{pull_number}}/reviews/{{review_id}}/comments",
-    f"{D_REVIEWS}#list-comments-for-a-pull-request-review",
-    P_READ,
-)
-def list_review_comments_of_review(call: Call) -> Reply:
-    repo, issue, rv = _find_review(call)
-    items = [c for c in issue.pr.review_comments if c.review_id == rv.id]
-    return paged(call, items, lambda c: call.r.review_comment(repo, issue, c), repo)
-
-
 # --- issues, labels, issue comments, reactions ---------------------------------------------
 
 D_ISSUES = "https://docs.github.com/rest/issues/issues"
@@ -753,14 +635,6 @@ def create_issue(call: Call) -> Reply:
     return created(body, body["url"])
 
 
-@route("GET", f"{R}/issues/{{issue_number}}", f"{D_ISSUES}#get-an-issue", I_READ)
-def get_issue(call: Call) -> Reply:
-    repo = call.repo
-    issue = call.state.get_issue(repo, call.num("issue_number"), call.route.doc)
-    call.state.issues_enabled(repo, issue)
-    return Reply(200, call.r.issue(repo, issue, single=True))
-
-
 @route("PATCH", f"{R}/issues/{{issue_number}}", f"{D_ISSUES}#update-an-issue", I_WRITE)
 def update_issue(call: Call) -> Reply:
     repo = call.repo
@@ -776,70 +650,11 @@ def update_issue(call: Call) -> Reply:
     return Reply(200, call.r.issue(repo, issue, single=True))
 
 
-@route(
-    "POST",
-    f"{R}/issues/{{issue_number}}/assignees",
-    "https://docs.github.com/rest/issues/assignees#add-assignees-to-an-issue",
-    I_WRITE,
-)
-def add_assignees(call: Call) -> Reply:
-    repo = call.repo
-    issue = call.state.add_assignees(repo, call.num("issue_number"), call.obj().get("assignees"))
-    return Reply(201, call.r.issue(repo, issue, single=True))
-
-
-@route("GET", f"{R}/issues/{{issue_number}}/labels", f"{D_LABELS}#list-labels-for-an-issue", I_READ)
-def list_issue_labels(call: Call) -> Reply:
-    repo = call.repo
-    issue = call.state.get_issue(repo, call.num("issue_number"), call.route.doc)
-    return paged(call, list(issue.labels), lambda x: call.r.label(repo, x), repo)
-
-
 @route("POST", f"{R}/issues/{{issue_number}}/labels", f"{D_LABELS}#add-labels-to-an-issue", I_WRITE)
 def add_labels(call: Call) -> Reply:
     repo = call.repo
     issue = call.state.add_labels(repo, call.num("issue_number"), _names(call.body))
     return Reply(200, [call.r.label(repo, x) for x in issue.labels])
-
-
-@route("PUT", f"{R}/issues/{{issue_number}}/labels", f"{D_LABELS}#set-labels-for-an-issue", I_WRITE)
-def set_labels(call: Call) -> Reply:
-    repo = call.repo
-    call.state.check_writable(repo, call.route.doc)
-    issue = call.state.set_labels(repo, call.num("issue_number"), _names(call.body))
-    return Reply(200, [call.r.label(repo, x) for x in issue.labels])
-
-
-@route(
-    "DELETE",
-    f"{R}/issues/{{issue_number}}/labels",
-    f"{D_LABELS}#remove-all-labels-from-an-issue",
-    I_WRITE,
-)
-def clear_labels(call: Call) -> Reply:
-    repo = call.repo
-    call.state.check_writable(repo, call.route.doc)
-    call.state.set_labels(repo, call.num("issue_number"), [])
-    return Reply(204)
-
-
-@route(
-    "DELETE",
-    f"{R}/issues/{{issue_number}}/labels/{{name}}",
-    f"{D_LABELS}#remove-a-label-from-an-issue",
-    I_WRITE,
-)
-def remove_label(call: Call) -> Reply:
-    repo = call.repo
-    issue = call.state.remove_label(repo, call.num("issue_number"), call.params["name"])
-    return Reply(200, [call.r.label(repo, x) for x in issue.labels])
-
-
-@route("GET", f"{R}/labels", f"{D_LABELS}#list-labels-for-a-repository", I_READ)
-def list_labels(call: Call) -> Reply:
-    repo = call.repo
-    items = sorted(repo.labels.values(), key=lambda x: x.name.lower())
-    return paged(call, items, lambda x: call.r.label(repo, x), repo)
 
 
 @route("POST", f"{R}/labels", f"{D_LABELS}#create-a-label", I_WRITE)
@@ -888,32 +703,8 @@ def get_issue_comment(call: Call) -> Reply:
     return Reply(200, call.r.issue_comment(repo, issue, c))
 
 
-@route("PATCH", f"{R}/issues/comments/{{comment_id}}", f"{D_IC}#update-an-issue-comment", I_WRITE)
-def edit_issue_comment(call: Call) -> Reply:
-    repo = call.repo
-    call.state.check_writable(repo, call.route.doc)
-    issue, c = call.state.find_issue_comment(repo, call.num("comment_id"))
-    body = call.obj().get("body")
-    if not isinstance(body, str):
-        raise ApiError(422, 'Invalid request.\n\n"body" wasn\'t supplied.', doc=call.route.doc)
-    call.state.edit_issue_comment(c, body)
-    return Reply(200, call.r.issue_comment(repo, issue, c))
-
-
-@route("DELETE", f"{R}/issues/comments/{{comment_id}}", f"{D_IC}#delete-an-issue-comment", I_WRITE)
-def delete_issue_comment(call: Call) -> Reply:
-    repo = call.repo
-    call.state.check_writable(repo, call.route.doc)
-    issue, c = call.state.find_issue_comment(repo, call.num("comment_id"))
-    with call.state.lock:
-        issue.comments = [x for x in issue.comments if x.id != c.id]
-    return Reply(204)
-
-
 def _reaction_target(call: Call) -> list[Any]:
     repo = call.repo
-    if "comment_id" in call.params and "/pulls/" in call.route.template:
-        return call.state.find_review_comment(repo, call.num("comment_id"))[1].reactions
     if "comment_id" in call.params:
         return call.state.find_issue_comment(repo, call.num("comment_id"))[1].reactions
     return call.state.get_issue(repo, call.num("issue_number"), call.route.doc).reactions
@@ -927,28 +718,12 @@ def _list_reactions(call: Call) -> Reply:
     return paged(call, items, call.r.reaction, call.repo)
 
 
-def _create_reaction(call: Call) -> Reply:
-    target = _reaction_target(call)
-    reaction, new = call.state.add_reaction(call.repo, target, call.viewer, call.obj().get("content"))
-    return Reply(201 if new else 200, call.r.reaction(reaction))
-
-
-def _delete_reaction(call: Call) -> Reply:
-    target = _reaction_target(call)
-    rid = call.num("reaction_id")
-    with call.state.lock:
-        target[:] = [x for x in target if x.id != rid]
-    return Reply(204)
-
-
+# The two reaction lists the product polls (a bot's 👍/👀 on the PR or on the trigger comment).
 for _path, _slug in (
     (f"{R}/issues/comments/{{comment_id}}/reactions", "issue-comment"),
-    (f"{R}/pulls/comments/{{comment_id}}/reactions", "pull-request-review-comment"),
     (f"{R}/issues/{{issue_number}}/reactions", "issue"),
 ):
     route("GET", _path, f"{D_REACT}#list-reactions-for-an-{_slug}", I_READ)(_list_reactions)
-    route("POST", _path, f"{D_REACT}#create-reaction-for-an-{_slug}", I_WRITE)(_create_reaction)
-    route("DELETE", _path + "/{reaction_id}", f"{D_REACT}#delete-an-{_slug}-reaction", I_WRITE)(_delete_reaction)
 
 
 # --- check runs (read-only: simulated reviewers post them in-process) ------------------

@@ -1,6 +1,7 @@
 """The Sandbox facade: one object that tests, ``demo`` and ``sandbox serve`` hold.
 
-It owns the world (State), the HTTP edge (SandboxServer) and the reviewers (ReviewerHub),
+It owns the world (State), the HTTP behaviour (SandboxApp, on a SandboxServer socket unless
+``listen=False``) and the reviewers (ReviewerHub),
 and offers the in-process knobs a test needs to set a scene and check the aftermath
 without going through the API it is testing.
 """
@@ -15,7 +16,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
+import httpx
+
 from redline_canary.sandbox import api
+from redline_canary.sandbox.app import SandboxApp
+from redline_canary.sandbox.limits import Fault, RequestRecord, SecondaryLimit
 from redline_canary.sandbox.model import Repo
 from redline_canary.sandbox.policies import (
     PERMISSIONS,
@@ -28,15 +33,14 @@ from redline_canary.sandbox.policies import (
 )
 from redline_canary.sandbox.reviewers import Activity, Reviewer, ReviewerHub
 from redline_canary.sandbox.scenario import ReviewerKind, Scenario, apply_scenario, as_scenario
-from redline_canary.sandbox.server import (
-    Fault,
-    RequestRecord,
-    SandboxServer,
-    SecondaryLimit,
-)
+from redline_canary.sandbox.server import SandboxServer
 from redline_canary.sandbox.state import State
+from redline_canary.sandbox.transport import SandboxTransport
 
 CountKind = Literal["all", "charged", "not_modified"]
+# The base URL of a sandbox that does not listen: reserved for loopback (RFC 6761), so a
+# client that bypasses the in-process transport fails at once instead of reaching a host.
+IN_PROCESS_URL = "http://sandbox.localhost"
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class Sandbox:
 
     The socket is bound in the constructor, so ``url`` is known before ``start()``; the
     context manager starts serving and always stops the server and reviewer threads.
+    ``listen=False`` binds nothing: clients reach the app through ``transport()`` only.
     """
 
     def __init__(
@@ -92,11 +97,17 @@ class Sandbox:
         host: str = "127.0.0.1",
         port: int = 0,
         clock: Callable[[], float] = time.time,
+        listen: bool = True,
     ) -> None:
         self.state = State(login, clock)
-        self._server = SandboxServer(self.state, host, port, token)
+        self._server: SandboxServer | None = None
+        if listen:
+            self._server = SandboxServer(self.state, host, port, token)
+            self.app = self._server.app
+        else:
+            self.app = SandboxApp(self.state, IN_PROCESS_URL, token)
         self.hub = ReviewerHub(self.state)
-        self.url = self._server.url
+        self.url = self.app.url
         self.login = login
         self._running = False
 
@@ -104,14 +115,25 @@ class Sandbox:
 
     def start(self) -> Sandbox:
         if not self._running:
-            self._server.start()
+            if self._server is not None:
+                self._server.start()
             self._running = True
         return self
 
     def close(self) -> None:
         self.hub.close()
-        self._server.stop()
+        if self._server is not None:
+            self._server.stop()
         self._running = False
+
+    @property
+    def listening(self) -> bool:
+        """On a socket (``url`` reachable by any client), or only through ``transport()``."""
+        return self._server is not None
+
+    def transport(self) -> httpx.BaseTransport:
+        """The app mounted in-process, for ``GitHubClient(..., transport=...)``: no socket."""
+        return SandboxTransport(self.app)
 
     def __enter__(self) -> Sandbox:
         return self.start()
@@ -154,7 +176,7 @@ class Sandbox:
         return self._handle(repo)
 
     def _handle(self, repo: Repo) -> RepoHandle:
-        r = self._server.renderer
+        r = self.app.renderer
         return RepoHandle(repo.full_name, repo.id, repo.default_branch, r.repo_base(repo), r.repo_html(repo))
 
     def _repo(self, full_name: str) -> Repo:
@@ -266,11 +288,11 @@ class Sandbox:
             secondary=secondary,
             repo=repo,
         )
-        return self._server.add_fault(fault)
+        return self.app.add_fault(fault)
 
     def clear_faults(self) -> None:
-        with self._server.lock:
-            self._server.faults.clear()
+        with self.app.lock:
+            self.app.faults.clear()
 
     def clear_policies(self) -> None:
         """Back to a well-behaved GitHub: no ref lag, no "too quickly", a token with every
@@ -295,11 +317,11 @@ class Sandbox:
         minute"). No limits given: off."""
         if status not in (403, 429):
             raise ValueError(f"secondary limits answer 403 or 429, not {status}")
-        with self._server.lock:
+        with self.app.lock:
             if per_minute is None and per_hour is None:
-                self._server.secondary = None
+                self.app.secondary = None
                 return
-            self._server.secondary = SecondaryLimit(
+            self.app.secondary = SecondaryLimit(
                 per_minute=per_minute,
                 per_hour=per_hour,
                 window=window,
@@ -318,8 +340,8 @@ class Sandbox:
         status: int = 403,
     ) -> None:
         """Shape the ``core`` bucket: e.g. ``remaining=0, reset_in=2`` for an exhausted one."""
-        rl = self._server.rate
-        with self._server.lock:
+        rl = self.app.rate
+        with self.app.lock:
             rl.roll(self.state.clock())
             if limit is not None:
                 rl.limit = limit
@@ -412,20 +434,20 @@ class Sandbox:
 
     @property
     def rate(self) -> dict[str, int]:
-        rl = self._server.rate
-        with self._server.lock:
+        rl = self.app.rate
+        with self.app.lock:
             return {"limit": rl.limit, "used": rl.used, "remaining": rl.remaining, "reset": rl.reset}
 
     # --- observation -----------------------------------------------------------------------
 
     @property
     def requests(self) -> list[RequestRecord]:
-        with self._server.lock:
-            return list(self._server.records)
+        with self.app.lock:
+            return list(self.app.records)
 
     def reset_requests(self) -> None:
-        with self._server.lock:
-            self._server.records.clear()
+        with self.app.lock:
+            self.app.records.clear()
 
     def request_counts(self, which: CountKind = "all") -> dict[str, int]:
         """``{"GET /repos/{owner}/{repo}/pulls/{pull_number}/comments": n, ...}``.
@@ -520,7 +542,7 @@ class Sandbox:
             r = self._repo(repo)
             issue = self.state.get_pull(r, number)
             p = issue.pr
-            rd = self._server.renderer
+            rd = self.app.renderer
             return {
                 "repo": r.full_name,
                 "pull": number,

@@ -317,18 +317,6 @@ class Renderer:
             "verification": dict(VERIFICATION),
         }
 
-    def blob(self, r: Repo, sha: str) -> Json:
-        data = self.state.store.blobs[sha]
-        enc = base64.encodebytes(data).decode()
-        return {
-            "sha": sha,
-            "node_id": "B_kwDO" + base64.b64encode(bytes.fromhex(sha)).decode().rstrip("="),
-            "size": len(data),
-            "url": f"{self.repo_base(r)}/git/blobs/{sha}",
-            "content": enc,
-            "encoding": "base64",
-        }
-
     def branch(self, r: Repo, name: str) -> Json:
         sha = r.refs[f"refs/heads/{name}"]
         b = self.repo_base(r)
@@ -372,14 +360,6 @@ class Renderer:
                 },
             },
             "protection_url": f"{b}/branches/{quote(name)}/protection",
-        }
-
-    def branch_short(self, r: Repo, name: str) -> Json:
-        sha = r.refs[f"refs/heads/{name}"]
-        return {
-            "name": name,
-            "commit": {"sha": sha, "url": f"{self.repo_base(r)}/commits/{sha}"},
-            "protected": False,
         }
 
     # --- conversation ------------------------------------------------------------------
