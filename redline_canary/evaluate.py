@@ -7,7 +7,7 @@ in CI and one recomputed later from the saved capture are the same number.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from redline_canary.capture import comments_from_capture
@@ -16,8 +16,10 @@ from redline_canary.extraction import Extraction
 from redline_canary.findings import Finding
 from redline_canary.matching import DEFAULT_WINDOW, CitesRule, cite_rule
 from redline_canary.profiles.base import Profile
+from redline_canary.record import Record
 from redline_canary.scoring import (
     DEFAULT_FLOOR,
+    RecordMeta,
     Score,
     build_record,
     score_pr,
@@ -42,9 +44,9 @@ def evaluate(
     corpus: CorpusData,
     settings: ScoreSettings,
     profile: Profile,
-    meta: Mapping[str, Any],
+    meta: RecordMeta,
     outcome: str | None = None,
-) -> tuple[Score, dict[str, Any]]:
+) -> tuple[Score, Record]:
     """Score one captured PR and build its record (``meta`` supplies identity and clock)."""
     extraction = profile.extract(comments_from_capture(capture))
     return _evaluate(extraction, corpus, settings, profile.name, profile.cites, meta, outcome)
@@ -55,8 +57,8 @@ def evaluate_findings(
     corpus: CorpusData,
     settings: ScoreSettings,
     reviewer: str,
-    meta: Mapping[str, Any],
-) -> tuple[Score, dict[str, Any]]:
+    meta: RecordMeta,
+) -> tuple[Score, Record]:
     """Score a review given as a findings list (``score --findings``): the list *is* the
     review, so an empty list is a review that found nothing, not silence."""
     extraction = Extraction(findings=list(findings), activity=max(1, len(findings)))
@@ -69,9 +71,9 @@ def _evaluate(
     settings: ScoreSettings,
     reviewer: str,
     cites: CitesRule,
-    meta: Mapping[str, Any],
+    meta: RecordMeta,
     outcome: str | None,
-) -> tuple[Score, dict[str, Any]]:
+) -> tuple[Score, Record]:
     _files, markers = publish(corpus, settings.stack, settings.kind, settings.mode, settings.prefix)
     score = score_pr(
         kind=settings.kind,
@@ -83,9 +85,7 @@ def _evaluate(
         gate=settings.gate,
         outcome=outcome,
     )
-    full_meta = dict(meta)
-    full_meta.setdefault("stack", settings.stack)
-    full_meta.setdefault("mode", settings.mode)
-    full_meta.setdefault("reviewer", reviewer)
-    full_meta.setdefault("corpus_fingerprint", fingerprint(corpus, settings.stack))
+    full_meta = replace(meta, stack=meta.stack or settings.stack, mode=meta.mode or settings.mode,
+                        reviewer=meta.reviewer or reviewer,
+                        corpus_fingerprint=meta.corpus_fingerprint or fingerprint(corpus, settings.stack))
     return score, build_record(score, full_meta)

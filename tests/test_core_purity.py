@@ -15,7 +15,7 @@ CORE = [
     "profiles/__init__", "profiles/base", "profiles/redline", "profiles/dialect",
     "profiles/copilot", "profiles/coderabbit", "profiles/codex", "profiles/gemini",
     "profiles/claude", "profiles/bugbot", "profiles/greptile", "profiles/sourcery",
-    "profiles/qodo", "profiles/cubic", "report_model", "report_markdown", "regression_issue",
+    "profiles/qodo", "profiles/cubic", "report_model", "report_markdown", "regression_issue", "record",
 ]
 FORBIDDEN = {
     "os", "io", "pathlib", "shutil", "tempfile", "glob", "socket", "ssl", "select", "http",
