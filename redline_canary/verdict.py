@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from redline_canary.acknowledgements import Acknowledgement, seed_fingerprint
 from redline_canary.baseline import comparable_runs, compare
@@ -117,9 +116,6 @@ class Verdict:
         """The verdict as the record holds it."""
         return Gate(passed=self.passed, reasons=self.reasons, failing_seeds=self.failing,
                     warnings=self.warnings, acknowledged=self.acknowledged, blocker_gate=self.blocker_gate)
-
-    def as_json(self) -> dict[str, Any]:
-        return self.gate().to_json()
 
 
 def _level_given(seed: Seed) -> str | None:
