@@ -330,8 +330,18 @@ class _Object:
         return out
 
 
-def _extra(data: Mapping[str, Any], known: Sequence[str]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k not in known}
+_KEYSETS: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _extra(data: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    """The keys of ``data`` this version does not know (usually none: one set test, no copy).
+    ``known`` is a class's KEYS constant, so its set is built once per class."""
+    keyset = _KEYSETS.get(known)
+    if keyset is None:
+        keyset = _KEYSETS[known] = frozenset(known)
+    if keyset.issuperset(data):
+        return {}
+    return {k: v for k, v in data.items() if k not in keyset}
 
 
 def _pair(value: Any) -> tuple[float, float] | None:
