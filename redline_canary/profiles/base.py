@@ -26,7 +26,7 @@ from redline_canary.comments import (
 )
 from redline_canary.extraction import Extraction, quote
 from redline_canary.findings import Finding, inline_range
-from redline_canary.matching import cite_rule
+from redline_canary.rule_ids import cite_rule
 from redline_canary.severity import Severity
 
 SIGNALS = ("finding", "clean", "done", "skipped", "error", "progress", "none")
