@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, rule
-from redline_canary.profiles.dialect import citations, compile_table
+from redline_canary.profiles.base import Profile, rule
+from redline_canary.profiles.citations import SummaryLocation, citations
+from redline_canary.profiles.dialect import compile_table
 from redline_canary.severity import Severity
 
 _LOCATIONS = re.compile(r"<!--\s*LOCATIONS START(?P<body>.*?)LOCATIONS END\s*-->", re.DOTALL)

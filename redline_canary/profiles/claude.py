@@ -16,7 +16,8 @@ import re
 from collections.abc import Iterable
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, normalize_login, rule
+from redline_canary.profiles.base import Profile, Trigger, normalize_login, rule
+from redline_canary.profiles.citations import SummaryLocation
 from redline_canary.profiles.dialect import compile_table, itemized_locations
 from redline_canary.severity import Severity
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, rule
-from redline_canary.profiles.dialect import FORMS, clean_path, compile_table, sections
+from redline_canary.profiles.base import Profile, Trigger, rule
+from redline_canary.profiles.citations import FORMS, SummaryLocation, clean_path, line_span
+from redline_canary.profiles.dialect import compile_table, sections
 from redline_canary.severity import Severity
 
 _MARKER = r"auto-generated comment: {what} by coderabbit\.ai"
@@ -143,9 +144,7 @@ class CodeRabbitProfile(Profile):
         out = []
         ends = [n.start() for n in found[1:]] + [len(text)]
         for m, end in zip(found, ends[: len(found)], strict=True):
-            a = int(m["a"])
-            b = int(m["b"]) if m["b"] else a
-            out.append(SummaryLocation(clean_path(m["path"]), min(a, b), max(a, b),
+            out.append(SummaryLocation(clean_path(m["path"]), *line_span(m["a"], m["b"]),
                                        self._level(text[m.start():end], category)))
         return out
 
@@ -162,22 +161,17 @@ class CodeRabbitProfile(Profile):
         found = list(_CODE_RANGE.finditer(text))
         ends = [n.start() for n in found[1:]] + [len(text)]
         for code, end in zip(found, ends[: len(found)], strict=True):
-            a = int(code["a"])
-            b = int(code["b"]) if code["b"] else a
-            out.append(SummaryLocation(path, min(a, b), max(a, b), self._level(text[code.start():end], category)))
+            out.append(SummaryLocation(path, *line_span(code["a"], code["b"]),
+                                       self._level(text[code.start():end], category)))
         cuts = [i.start() for i in _ITEM.finditer(text)]
         for pos, end in zip(cuts, [*cuts[1:], len(text)][: len(cuts)], strict=True):
             item = _ITEM.match(text, pos)
             assert item is not None
-            a = int(item["a"])
-            b = int(item["b"]) if item["b"] else a
-            out.append(SummaryLocation(path, min(a, b), max(a, b), self._level(text[pos:end], category)))
+            out.append(SummaryLocation(path, *line_span(item["a"], item["b"]), self._level(text[pos:end], category)))
         return out
 
     def body_location(self, comment: Comment) -> SummaryLocation | None:
         m = FORMS["around"].search(comment.body)
         if m is None:
             return None
-        a = int(m["a"])
-        b = int(m["b"]) if m["b"] else a
-        return SummaryLocation(clean_path(m["path"]), min(a, b), max(a, b))
+        return SummaryLocation(clean_path(m["path"]), *line_span(m["a"], m["b"]))

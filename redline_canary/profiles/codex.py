@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, rule
+from redline_canary.profiles.base import Profile, Trigger, rule
+from redline_canary.profiles.citations import SummaryLocation
 from redline_canary.profiles.dialect import itemized_locations, p_labels, p_scale
 
 LOGIN = "chatgpt-codex-connector[bot]"

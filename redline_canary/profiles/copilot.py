@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, rule
+from redline_canary.profiles.base import Profile, Trigger, rule
+from redline_canary.profiles.citations import SummaryLocation
 from redline_canary.profiles.dialect import ITEM_START, compile_table, itemized_locations, sections
 from redline_canary.severity import Severity
 

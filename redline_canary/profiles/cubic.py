@@ -9,7 +9,8 @@ material: its skips are left to the vendor-neutral notice vocabulary (profiles.b
 from __future__ import annotations
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, rule
+from redline_canary.profiles.base import Profile, rule
+from redline_canary.profiles.citations import SummaryLocation
 from redline_canary.profiles.dialect import itemized_locations, p_labels, p_scale
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, rule
-from redline_canary.profiles.dialect import clean_path, compile_table, itemized_locations, p_labels, p_scale
+from redline_canary.profiles.base import Profile, rule
+from redline_canary.profiles.citations import SummaryLocation, clean_path, line_span
+from redline_canary.profiles.dialect import compile_table, itemized_locations, p_labels, p_scale
 from redline_canary.severity import Severity
 
 _PROMPT_LINE = re.compile(r"^\s*Line:\s*(?P<a>\d+)(?:\s*-\s*(?P<b>\d+))?", re.MULTILINE)
@@ -78,6 +79,4 @@ class GreptileProfile(Profile):
         path = clean_path(where["path"]) if where else comment.path
         if not path:
             return None
-        a = int(line["a"])
-        b = int(line["b"]) if line["b"] else a
-        return SummaryLocation(path, min(a, b), max(a, b))
+        return SummaryLocation(path, *line_span(line["a"], line["b"]))

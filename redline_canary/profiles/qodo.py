@@ -17,8 +17,9 @@ import re
 from collections.abc import Sequence
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SeverityTable, SummaryLocation, rule
-from redline_canary.profiles.dialect import citations, compile_table, items
+from redline_canary.profiles.base import Profile, SeverityTable, rule
+from redline_canary.profiles.citations import SummaryLocation, citations
+from redline_canary.profiles.dialect import compile_table, items
 from redline_canary.severity import Severity
 
 _IMPORTANCE = r"importance\s*\[1-10\]\s*:\s*\**\s*(?:{digits})\b"

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, rule
-from redline_canary.profiles.dialect import clean_path, compile_table
+from redline_canary.profiles.base import Profile, rule
+from redline_canary.profiles.citations import SummaryLocation, clean_path, line_span
+from redline_canary.profiles.dialect import compile_table
 from redline_canary.severity import Severity
 
 _TAG = r"\*\*{kind}\s*(?:\((?P<area>[^)]*)\))?\s*:\*\*"
@@ -79,8 +80,6 @@ class SourceryProfile(Profile):
             if m is None:
                 continue
             path = m["path"] or m["path2"]
-            a = int(m["a"] or m["a2"])
-            b = int(m["b"] or m["b2"] or a)
             level = self.severity(_CODE_CONTEXT.sub(" ", chunk))
-            out.append(SummaryLocation(clean_path(path), min(a, b), max(a, b), level))
+            out.append(SummaryLocation(clean_path(path), *line_span(m["a"] or m["a2"], m["b"] or m["b2"]), level))
         return out
