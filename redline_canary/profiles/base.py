@@ -1,30 +1,30 @@
-"""The profile interface: everything vendor-specific about a reviewer (DESIGN §1, §5).
+"""The profile engine: how one :class:`ProfileSpec` reads a reviewer's comments (DESIGN §1, §5).
 
 A profile answers five questions about comments on a PR: is this the reviewer, what
 severity did it give, where does it point (inline coordinates or ``path:line`` cited in a
 summary), does the comment cite a rule, and what does the comment signal (finding, done,
-clean, skipped, error...). Vendor profiles subclass :class:`Profile` and mostly declare
-data (logins, severity patterns, signal rules); the hooks exist for the few vendors
-whose dialect needs code, and the default :meth:`Profile.extract` turns a whole thread
-into findings. Pure.
+clean, skipped, error...). A vendor declares data (:mod:`.spec`); the few dialects that
+need code supply :class:`Hooks`; :meth:`Profile.extract` turns a whole thread into
+findings. The notice vocabulary lives in :mod:`.notices`, the citation grammar in
+:mod:`.citations`. Pure.
 """
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from redline_canary.comments import (
     CHECK_CHANNEL,
     REACTION_CHANNEL,
+    Channel,
     Comment,
     comment_from_check_run,
     comment_from_reaction,
 )
-from redline_canary.extraction import Extraction, quote
+from redline_canary.extraction import Extraction, Signal, quote
 from redline_canary.findings import Finding, inline_range
 from redline_canary.profiles.citations import SummaryLocation, cited
 from redline_canary.profiles.notices import (
@@ -36,14 +36,21 @@ from redline_canary.profiles.notices import (
     notice_kind,
     notice_text,
 )
+from redline_canary.profiles.spec import (
+    SIGNALS,
+    TRIGGER_KINDS,
+    UNRATED_POLICIES,
+    ProfileSpec,
+    SeverityTable,
+    SignalRule,
+    Trigger,
+    rule,
+)
 from redline_canary.rule_ids import cite_rule
 from redline_canary.severity import Severity
 
-SIGNALS = ("finding", "clean", "done", "skipped", "error", "progress", "none")
-UNRATED_POLICIES = ("info", "location")
-TRIGGER_KINDS = ("none", "request", "comment")
-
 _DISCUSSION = re.compile(r"#discussion_r(\d+)")
+
 
 def normalize_login(login: str) -> str:
     """REST says ``name[bot]``, GraphQL says ``name``; both name the same account."""
@@ -51,120 +58,102 @@ def normalize_login(login: str) -> str:
     return login[: -len("[bot]")] if login.endswith("[bot]") else login
 
 
-@dataclass(frozen=True)
-class Trigger:
-    """How to wake the reviewer: ``none``, ``request`` a reviewer login, or post a ``comment``."""
+class Hooks(Protocol):
+    """The code a dialect may need besides its data; :class:`PlainHooks` is the default.
 
-    kind: str = "none"
-    value: str = ""
-
-
-@dataclass(frozen=True)
-class SignalRule:
-    """A body that matches ``pattern`` (and not ``unless``) carries ``signal``.
-
-    Rules are tried in the profile's order, so a vendor lists its quota and skip
-    notices before its "done" markers. A ``clean`` rule never fires on a body that
-    itself cites findings: "Findings: None" next to a "Previously missed" entry is not
-    a clean review.
+    Each hook gets the profile, so it reads severities with the profile's own tables.
     """
 
-    signal: str
-    pattern: re.Pattern[str]
-    unless: re.Pattern[str] | None = None
-    channels: frozenset[str] = frozenset({"review", "issue", REACTION_CHANNEL})
-    # A "working…" placeholder (👀, Claude's spinner comment) is not activity: a reviewer
-    # that said nothing else before the timeout was silent, not clean.
-    placeholder: bool = False
+    def is_reviewer(self, profile: Profile, comment: Comment) -> bool:
+        """Whether ``comment`` is the reviewer's (refining :meth:`Profile.is_listed`)."""
+        ...
 
-    def matches(self, comment: Comment) -> bool:
-        if comment.channel not in self.channels or not self.pattern.search(comment.body):
-            return False
-        return self.unless is None or not self.unless.search(comment.body)
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        """``path:line`` citations in a review body or issue comment (when mining)."""
+        ...
 
+    def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
+        """Where an inline comment's own body says it points, for outdated comments whose
+        ``line`` and ``original_line`` are gone (reviewer-dialects, fact 4)."""
+        ...
 
-def rule(signal: str, pattern: str, unless: str | None = None, *,
-         channels: Iterable[str] = ("review", "issue", REACTION_CHANNEL),
-         placeholder: bool = False) -> SignalRule:
-    """A case-insensitive, multi-line :class:`SignalRule` (the form vendor modules write)."""
-    flags = re.IGNORECASE | re.MULTILINE
-    return SignalRule(signal, re.compile(pattern, flags),
-                      re.compile(unless, flags) if unless else None, frozenset(channels),
-                      placeholder)
+    def inline_extra_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        """Further places an inline comment names (Bugbot's LOCATIONS); kept as summary
+        findings, deduplicated against inline ones."""
+        ...
 
-
-SeverityTable = tuple[tuple[re.Pattern[str], Severity], ...]
+    def inline_severities(self, profile: Profile, comments: Sequence[Comment]) -> dict[int, Severity]:
+        """Severities other comments give inline comments, by inline comment id."""
+        ...
 
 
-class Profile:
-    """A reviewer dialect. Instances are immutable in spirit: use :meth:`copy`."""
+class PlainHooks:
+    """The hooks of a dialect that is all data; vendor hooks extend these."""
 
-    name = "base"
-    description = ""
-    logins: frozenset[str] = frozenset()
-    bot_ids: frozenset[int] = frozenset()
-    any_bot = True  # with no logins configured, any user of type Bot is the reviewer
-    unrated = "info"  # DESIGN §5: "location" = severity check skipped, counts on clean PR
-    # The level an untagged finding gets (DESIGN §5: INFO). ``untagged: lowest`` in a profiles
-    # file sets it to ``lowest_level``, the vendor's own lowest: Redline's scorer counts an
-    # untagged comment as a SUGGESTION, so comparable numbers need that, but it is off by
-    # default because it makes every untagged aside of another bot a rated finding.
-    untagged_level = Severity.INFO
-    lowest_level = Severity.INFO
-    trigger = Trigger()
-    # Commands that wake the reviewer besides ``trigger``; a comment opening with one is a
-    # request to the reviewer, never something the reviewer said.
-    trigger_phrases: tuple[str, ...] = ()
-    mine_summaries = False
-    # What a submitted review that cites findings means when no rule matched: "done" for
-    # one-shot reviewers, "progress" for bots that may post several reviews (then
-    # stability decides). A review that neither cites findings nor matches a rule is
-    # activity only ("progress"): done needs positive evidence (DESIGN §6).
-    review_signal = "done"
-    # Bots that say "done"/"clean" with a reaction on the PR (Codex, Greptile): polled too.
-    reads_reactions = False
-    # The vendor always answers its trigger comment (a 👀 reaction, a "review triggered"
-    # reply, a "working…" comment): silence after a bounded wait means it never heard it.
-    acknowledges = False
-    reads_check_runs = False  # poll the head commit's check runs (Bugbot's "finished")
-    # (pattern, severity): the earliest match in a body wins. Overrides (from --profiles)
-    # are consulted first and fallbacks last, so "Potential issue | Critical" is Critical
-    # although the bare category comes first in the line.
-    severity_overrides: SeverityTable = ()
-    severity_patterns: SeverityTable = ()
-    severity_fallbacks: SeverityTable = ()
-    signal_rules: tuple[SignalRule, ...] = ()
-    # Routine text of the vendor's that reads like a notice but is none ("Files skipped
-    # from review", a help block naming usage limits): removed before notice detection.
-    notice_exempt: tuple[re.Pattern[str], ...] = ()
-    # Reviews and summaries list inline threads as `[title](#discussion_r<id>)` next to a
-    # severity badge: the inline comment's severity is read from there.
-    discussion_links = False
-    # (severity or None for "unrated", vendor wording) rows for `profile list`.
-    labels: tuple[tuple[Severity | None, str], ...] = ()
+    def is_reviewer(self, profile: Profile, comment: Comment) -> bool:
+        return profile.is_listed(comment)
 
-    def copy(self, **changes: Any) -> Profile:
-        """A copy with some attributes overridden (``--login``, YAML overrides)."""
-        clone = copy.copy(self)
-        for key, value in changes.items():
-            if not hasattr(self, key):
-                raise AttributeError(f"profile has no setting {key!r}")
-            setattr(clone, key, value)
-        return clone
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        level = profile.severity(comment.body)
+        return [SummaryLocation(c.path, c.start, c.end, level) for _m, c in cited(comment.body, "generic")]
+
+    def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
+        return None
+
+    def inline_extra_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        return []
+
+    def inline_severities(self, profile: Profile, comments: Sequence[Comment]) -> dict[int, Severity]:
+        """With ``discussion_links``: the badge on the line that links the thread.
+
+        Comments are read oldest first so the latest review's list wins: bots rewrite
+        their overview on every pass.
+        """
+        found: dict[int, Severity] = {}
+        if not profile.discussion_links:
+            return found
+        for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
+            if c.channel == "inline":
+                continue
+            for line in c.body.splitlines():
+                level = profile.severity(line)
+                if level is None:
+                    continue
+                for m in _DISCUSSION.finditer(line):
+                    found[int(m[1])] = level
+        return found
+
+
+PLAIN = PlainHooks()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Profile(ProfileSpec):
+    """A reviewer dialect: its declared data, its hooks, and the engine that reads with them.
+
+    Frozen; a variant is ``dataclasses.replace(profile, ...)``.
+    """
+
+    hooks: Hooks = PLAIN
 
     def with_logins(self, logins: Iterable[str]) -> Profile:
         """A copy that counts only comments by these logins (``--login``)."""
-        return self.copy(logins=frozenset(login.lower() for login in logins),
-                         bot_ids=frozenset(), any_bot=False)
+        return replace(self, logins=frozenset(login.lower() for login in logins),
+                       bot_ids=frozenset(), any_bot=False, exact_logins=True)
 
-    def login_for(self, channel: str) -> str:
+    def login_for(self, channel: Channel) -> str:
         """The login this reviewer posts under on ``channel`` (for classifying a lone body)."""
+        if channel == "inline" and self.inline_login:
+            return self.inline_login
         if not self.logins:
             return "reviewer[bot]"
         return sorted(self.logins, key=lambda x: (not x.endswith("[bot]"), x))[0]
 
-    # --- hooks -------------------------------------------------------------------
     def is_reviewer(self, comment: Comment) -> bool:
+        return self.hooks.is_reviewer(self, comment)
+
+    def is_listed(self, comment: Comment) -> bool:
+        """The spec's identity: a listed login or bot id, or any Bot when none is listed."""
         login = normalize_login(comment.login)
         if login and login in {normalize_login(x) for x in self.logins}:
             return True
@@ -212,11 +201,11 @@ class Profile:
                 return found
         return []
 
-    def classify(self, comment: Comment) -> str:
+    def classify(self, comment: Comment) -> Signal:
         """One of SIGNALS for a reviewer comment."""
         return self.reading(comment)[0]
 
-    def reading(self, comment: Comment) -> tuple[str, str]:
+    def reading(self, comment: Comment) -> tuple[Signal, str]:
         """The signal of a reviewer comment and the text a record quotes for it.
 
         Done and clean need positive evidence (DESIGN §6). A body a rule explains keeps
@@ -265,7 +254,7 @@ class Profile:
             return matched.placeholder
         return comment.channel in ("review", "issue") and bool(WORKING_PHRASES.search(notice_text(comment.body)))
 
-    def notice(self, comment: Comment, vocabulary: re.Pattern[str]) -> tuple[str, str] | None:
+    def notice(self, comment: Comment, vocabulary: re.Pattern[str]) -> tuple[Signal, str] | None:
         """(``skipped`` or ``error``, the text to quote) when the body reads like a notice."""
         text = comment.body
         for exempt in self.notice_exempt:
@@ -289,43 +278,13 @@ class Profile:
         return None
 
     def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        """``path:line`` citations in a review body or issue comment (when mining)."""
-        level = self.severity(comment.body)
-        return [SummaryLocation(c.path, c.start, c.end, level) for _m, c in cited(comment.body, "generic")]
-
-    def body_location(self, comment: Comment) -> SummaryLocation | None:
-        """Where an inline comment's own body says it points, for outdated comments whose
-        ``line`` and ``original_line`` are gone (reviewer-dialects, fact 4)."""
-        return None
-
-    def inline_extra_locations(self, comment: Comment) -> list[SummaryLocation]:
-        """Further places an inline comment names (Bugbot's LOCATIONS); kept as summary
-        findings, deduplicated against inline ones."""
-        return []
-
-    def inline_severities(self, comments: Sequence[Comment]) -> dict[int, Severity]:
-        """Severities other comments give inline comments, by inline comment id.
-
-        Comments are read oldest first so the latest review's list wins: bots rewrite
-        their overview on every pass.
-        """
-        found: dict[int, Severity] = {}
-        if not self.discussion_links:
-            return found
-        for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
-            if c.channel == "inline":
-                continue
-            for line in c.body.splitlines():
-                level = self.severity(line)
-                if level is None:
-                    continue
-                for m in _DISCUSSION.finditer(line):
-                    found[int(m[1])] = level
-        return found
+        """Places a review body or issue comment cites (read only when mining summaries)."""
+        return self.hooks.summary_locations(self, comment)
 
     def dedupe_key(self, comment: Comment) -> str | None:
-        """A vendor id that stays the same when the bot re-posts one finding."""
-        return None
+        """The vendor id (``dedupe_id``) of an inline comment the bot may re-post."""
+        m = self.dedupe_id.search(comment.body) if self.dedupe_id and comment.channel == "inline" else None
+        return m[1] if m else None
 
     def cites(self, body: str, rule: str) -> bool:
         return cite_rule(body, rule)
@@ -346,7 +305,7 @@ class Profile:
         """
         out = Extraction()
         mine = [c for c in comments if self.is_reviewer(c) and not self.is_trigger(c)]
-        rated = self.inline_severities(mine)
+        rated = self.hooks.inline_severities(self, mine)
         summary: list[Finding] = []
         latest: dict[str, Comment] = {}
         for c in mine:
@@ -371,7 +330,7 @@ class Profile:
                 start, end, scoped = inline_range(c)
                 path = c.path
                 if end is None and c.subject_type != "file" and (c.side or "RIGHT").upper() != "LEFT":
-                    loc = self.body_location(c)
+                    loc = self.hooks.body_location(self, c)
                     if loc is not None and (path is None or path == loc.path):
                         path, start, end, scoped = loc.path, loc.start, loc.end, True
                 level = rated.get(c.id) or self.severity(c.body)
@@ -381,7 +340,7 @@ class Profile:
                     source="inline", line_scoped=scoped, url=c.html_url,
                     word=self.severity_word(c.body) if c.id not in rated else level.name if level else "",
                 ))
-                locations = self.inline_extra_locations(c) if self.mine_summaries else []
+                locations = self.hooks.inline_extra_locations(self, c) if self.mine_summaries else []
             elif self.mine_summaries and c.channel not in (REACTION_CHANNEL, CHECK_CHANNEL):
                 locations = self.summary_locations(c)
             else:
@@ -396,6 +355,7 @@ class Profile:
         # Sorted so the citation kept among overlapping ones never depends on capture order.
         out.findings.extend(dedupe_summary(out.findings, sorted(summary, key=Finding.sort_key)))
         return out
+
 
 
 def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> list[Finding]:
@@ -418,12 +378,16 @@ def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> lis
 __all__ = [
     "NOTICE_PHRASES",
     "NOTICE_WORDS",
+    "PLAIN",
     "REACTION_CHANNEL",
     "SIGNALS",
     "TRIGGER_KINDS",
     "UNRATED_POLICIES",
     "Extraction",
+    "Hooks",
+    "PlainHooks",
     "Profile",
+    "ProfileSpec",
     "SeverityTable",
     "SignalRule",
     "SummaryLocation",

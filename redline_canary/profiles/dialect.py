@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from redline_canary.profiles.base import SeverityTable
 from redline_canary.profiles.citations import Citation, SummaryLocation, citations
+from redline_canary.profiles.spec import SeverityTable
 from redline_canary.severity import Severity
 
 # Where one finding of a summary list ends and the next begins.

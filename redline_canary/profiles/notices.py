@@ -10,6 +10,7 @@ profile interface so that the words can be read, and changed, on their own.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from redline_canary.extraction import quote
 
@@ -125,7 +126,7 @@ def notice_text(body: str) -> str:
     return _INLINE_CODE.sub(" ", text)
 
 
-def notice_kind(text: str) -> str:
+def notice_kind(text: str) -> Literal["error", "skipped"]:
     """``error`` when the notice says the reviewer broke, else ``skipped`` (it declined)."""
     if _ERROR_WORDS.search(text) and not _SKIP_WORDS.search(text):
         return "error"
