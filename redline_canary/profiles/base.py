@@ -21,7 +21,6 @@ from redline_canary.comments import (
     REACTION_CHANNEL,
     Channel,
     Comment,
-    comment_from_check_run,
     comment_from_reaction,
 )
 from redline_canary.extraction import Extraction, Signal, quote
@@ -38,8 +37,6 @@ from redline_canary.profiles.notices import (
 )
 from redline_canary.profiles.spec import (
     SIGNALS,
-    TRIGGER_KINDS,
-    UNRATED_POLICIES,
     ProfileSpec,
     SeverityTable,
     SignalRule,
@@ -375,30 +372,9 @@ def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> lis
     return kept
 
 
+# Besides the engine: what vendor modules write (rule, Trigger) and older import paths kept
+# for callers and tests (SIGNALS, Extraction, quote, comment_from_reaction).
 __all__ = [
-    "NOTICE_PHRASES",
-    "NOTICE_WORDS",
-    "PLAIN",
-    "REACTION_CHANNEL",
-    "SIGNALS",
-    "TRIGGER_KINDS",
-    "UNRATED_POLICIES",
-    "Extraction",
-    "Hooks",
-    "PlainHooks",
-    "Profile",
-    "ProfileSpec",
-    "SeverityTable",
-    "SignalRule",
-    "SummaryLocation",
-    "Trigger",
-    "comment_from_check_run",
-    "comment_from_reaction",
-    "dedupe_summary",
-    "excerpt",
-    "normalize_login",
-    "notice_kind",
-    "notice_text",
-    "quote",
-    "rule",
+    "PLAIN", "SIGNALS", "Extraction", "Hooks", "PlainHooks", "Profile", "ProfileSpec", "SeverityTable", "SignalRule",
+    "Trigger", "comment_from_reaction", "dedupe_summary", "normalize_login", "quote", "rule",
 ]
