@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from redline_canary.markers import RULE_ID
 from redline_canary.record import Record, Seed
+from redline_canary.rule_ids import RULE_ID
 
 _KEYS = {"reviewer", "stack", "seed", "rule", "reason", "until", "by", "repo", "fingerprint"}
 _FINGERPRINT = re.compile(r"^[0-9a-f]{12}$")

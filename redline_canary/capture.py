@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from redline_canary.comments import Comment, comment_from_check_run, comment_from_github, comment_from_reaction
+from redline_canary.comments import Channel, Comment, comment_from_check_run, comment_from_github, comment_from_reaction
 
-CHANNEL_KEYS = {"review_comments": "inline", "reviews": "review", "issue_comments": "issue"}
+CHANNEL_KEYS: dict[str, Channel] = {"review_comments": "inline", "reviews": "review", "issue_comments": "issue"}
 
 
 class CaptureError(ValueError):

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
-CHANNELS = ("inline", "review", "issue")
+# Where a body came from: GitHub's three comment channels, plus reactions and check runs.
+Channel = Literal["inline", "review", "issue", "reaction", "check"]
+CHANNELS: tuple[Channel, ...] = ("inline", "review", "issue")
 # Reactions are not comments on GitHub, but several bots say "done" or "clean" only
 # with one; a capture that records them feeds them through :func:`comment_from_reaction`.
-REACTION_CHANNEL = "reaction"
+REACTION_CHANNEL: Final = "reaction"
 # Check runs on the head commit: how Bugbot (and Claude's managed review) say "finished"
 # when their "no issues" comment is switched off. Fed through :func:`comment_from_check_run`.
-CHECK_CHANNEL = "check"
+CHECK_CHANNEL: Final = "check"
 REACTION_EMOJI = {
     "+1": "👍", "-1": "👎", "laugh": "😄", "confused": "😕", "heart": "❤️",
     "hooray": "🎉", "rocket": "🚀", "eyes": "👀",
@@ -26,7 +28,7 @@ REACTION_EMOJI = {
 
 @dataclass(frozen=True)
 class Comment:
-    channel: str  # inline | review | issue
+    channel: Channel
     id: int
     login: str
     user_id: int | None
@@ -55,7 +57,7 @@ def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def comment_from_github(channel: str, obj: Mapping[str, Any]) -> Comment:
+def comment_from_github(channel: Channel, obj: Mapping[str, Any]) -> Comment:
     """Build a Comment; raises KeyError/TypeError naming what is missing on bad input."""
     if channel not in CHANNELS:
         raise ValueError(f"unknown channel {channel!r}")

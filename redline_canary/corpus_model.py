@@ -13,13 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from redline_canary.markers import RULE_ID, Marker, ParsedFile, Problem, parse_file
+from redline_canary.markers import Marker, ParsedFile, Problem, parse_file
 from redline_canary.publication import (
     PublishedFile,
     PublishedMarker,
     publish_file,
     publish_markers,
 )
+from redline_canary.rule_ids import RULE_ID
 from redline_canary.secrets import find_provider_secrets
 from redline_canary.severity import SCALE, Severity
 

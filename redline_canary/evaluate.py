@@ -14,10 +14,11 @@ from redline_canary.capture import comments_from_capture
 from redline_canary.corpus_model import CorpusData, fingerprint, publish
 from redline_canary.extraction import Extraction
 from redline_canary.findings import Finding
-from redline_canary.matching import DEFAULT_WINDOW, CitesRule, cite_rule
+from redline_canary.matching import DEFAULT_WINDOW, CitesRule
 from redline_canary.profiles.base import Profile
 from redline_canary.record import Record
 from redline_canary.redline_scale import prefix_rule
+from redline_canary.rule_ids import cite_rule
 from redline_canary.scoring import (
     DEFAULT_FLOOR,
     RecordMeta,

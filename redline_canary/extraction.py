@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from redline_canary.findings import Finding
+
+# What one reviewer comment says (DESIGN §6): done and clean need positive evidence.
+Signal = Literal["finding", "clean", "done", "skipped", "error", "progress", "none"]
 
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
@@ -21,9 +25,9 @@ class Extraction:
 
     findings: list[Finding] = field(default_factory=list)
     activity: int = 0  # reviewer comments, reviews and issue comments seen
-    signals: list[tuple[str, str]] = field(default_factory=list)  # (signal, quoted body)
+    signals: list[tuple[Signal, str]] = field(default_factory=list)  # (signal, quoted body)
 
-    def has(self, signal: str) -> bool:
+    def has(self, signal: Signal) -> bool:
         return any(s == signal for s, _ in self.signals)
 
     @property
@@ -31,7 +35,7 @@ class Extraction:
         """A "clean" verdict is also the reviewer's last word, so it ends polling too."""
         return self.has("done") or self.has("clean")
 
-    def notice(self, *signals: str) -> str | None:
+    def notice(self, *signals: Signal) -> str | None:
         """The first comment body that carried one of ``signals``, trimmed for a record."""
         for s, body in self.signals:
             if s in signals:

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from redline_canary.findings import Finding
-from redline_canary.markers import RULE_ID
+from redline_canary.rule_ids import RULE_ID
 from redline_canary.severity import Severity
 
 MAX_FINDINGS = 10_000

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from redline_canary.rule_ids import RULE_ID
 from redline_canary.severity import Severity
 
 _LINE = ("//",)
@@ -51,7 +52,6 @@ _OPENERS_BY_NAME: dict[str, tuple[str, ...]] = {
 _CLOSERS = {"/*": "*/", "<!--": "-->", "{/*": "*/}"}
 _DEFAULT_OPENERS = _HASH + _LINE + _BLOCK
 
-RULE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)+$")
 _SEED = re.compile(
     r"^SEED\s+(?P<n>\d+)\s+\[(?P<sev>[A-Za-z]+)\]\s+\((?P<rule>[^()\s]+)\)"
     r"(?:\s+\{symbol:\s*(?P<symbol>[A-Za-z_$][\w$.]*)\s*\})?"

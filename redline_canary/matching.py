@@ -26,6 +26,7 @@ from redline_canary.publication import PublishedMarker
 from redline_canary.severity import SCALE
 
 DEFAULT_WINDOW = int(default("--window"))
+# (body, rule id) -> does the body cite it; rule_ids.cite_rule unless a profile says otherwise.
 CitesRule = Callable[[str, str], bool]
 
 
@@ -272,8 +273,3 @@ def hungarian(cost: list[list[int]]) -> list[int]:
             answer[p[j] - 1] = j - 1
     return answer
 
-
-def cite_rule(body: str, rule: str) -> bool:
-    """The one citation grammar: the rule id as a whole token, in any case."""
-    return bool(rule) and re.search(rf"(?<![\w/-]){re.escape(rule)}(?![\w/-])", body,
-                                    re.IGNORECASE) is not None

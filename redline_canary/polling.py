@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from redline_canary.comments import Comment
 from redline_canary.defaults import default
-from redline_canary.extraction import Extraction
+from redline_canary.extraction import Extraction, Signal
 from redline_canary.profiles.base import Profile
 
-FINAL_SIGNALS = ("done", "clean", "skipped", "error")
+FINAL_SIGNALS: tuple[Signal, ...] = ("done", "clean", "skipped", "error")
 NO_TRACE = hashlib.sha256().hexdigest()  # the activity fingerprint of a reviewer that said nothing
 
 

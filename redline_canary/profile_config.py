@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ import yaml
 
 from redline_canary.errors import BadInput
 from redline_canary.profiles import PROFILES, Profile
-from redline_canary.profiles.base import SIGNALS, TRIGGER_KINDS, UNRATED_POLICIES, SignalRule, Trigger
+from redline_canary.profiles.spec import SIGNALS, TRIGGER_KINDS, UNRATED_POLICIES, SignalRule, Trigger
 from redline_canary.severity import Severity
 
 KEYS = ("extends", "description", "logins", "bot_ids", "trigger", "unrated", "untagged", "severity",
@@ -126,18 +127,20 @@ def _build_one(name: str, spec: Any, known: Mapping[str, Profile], source: str, 
         changes["untagged_level"] = _untagged(spec["untagged"], base, source, f"{key}.untagged")
     if "mine_summaries" in spec:
         changes["mine_summaries"] = _bool(spec["mine_summaries"], source, f"{key}.mine_summaries")
-    replace = _bool(spec.get("replace_severity", False), source, f"{key}.replace_severity")
-    if "severity" in spec or replace:
+    only_these = _bool(spec.get("replace_severity", False), source, f"{key}.replace_severity")
+    if "severity" in spec or only_these:
         table = _severity(spec.get("severity") or [], source, f"{key}.severity")
         changes["severity_overrides"] = table
-        if replace:
+        if only_these:
             changes["severity_patterns"] = ()
             changes["severity_fallbacks"] = ()
         labels = tuple((level, f"/{p.pattern}/") for p, level in table)
-        changes["labels"] = labels if replace else labels + base.labels
+        changes["labels"] = labels if only_these else labels + base.labels
     if "signals" in spec:
         changes["signal_rules"] = _signals(spec["signals"], source, f"{key}.signals") + base.signal_rules
-    return base.copy(**changes)
+    # A new frozen profile: the built-in (or ``extends``) one is never touched, and a key
+    # that names no ProfileSpec field cannot get this far (KEYS above).
+    return replace(base, **changes)
 
 
 def _string(value: Any, source: str, key: str) -> str:

@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from redline_canary.markers import _CLOSERS, MARKER_SHAPED, RULE_ID, ParsedFile, openers_for, parse_file
+from redline_canary.markers import _CLOSERS, MARKER_SHAPED, ParsedFile, openers_for, parse_file
 from redline_canary.redline_scale import SEVERITY_MAP, UNCATALOGUED_RULE
+from redline_canary.rule_ids import RULE_ID, is_segment, normalise_rule
 from redline_canary.secrets import PROVIDER_PATTERNS
 from redline_canary.severity import Severity
 
@@ -223,14 +224,6 @@ def _clean_desc(desc: str) -> str:
     return desc.strip(" -–—:").strip()
 
 
-def normalise_rule(raw: str) -> str:
-    """A rule id as this grammar spells it: lower case, hyphens, no quotes or backticks."""
-    rule = raw.strip().strip("`'\"").lower()
-    rule = re.sub(r"[_\s]+", "-", rule)
-    rule = re.sub(r"/+", "/", rule).strip("/")
-    return rule
-
-
 # --------------------------------------------------------------------------- the standards
 
 _ANY_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
@@ -238,6 +231,8 @@ _LEVEL_IN_HEADING = re.compile(r"\b(BLOCKER|HIGH|SUGGESTION)\b", re.IGNORECASE)
 _TOPIC_HEADING = re.compile(
     r"^\s{0,3}#{2,4}\s+(?:Security|Type safety|Error handling|General correctness|Scope discipline)\b",
     re.IGNORECASE)
+# Liberal on purpose (``Py/SQL_Injection`` in a catalogue): normalise_rule and RULE_ID
+# (rule_ids, the one grammar) decide what the id is.
 _RULE_BULLET = re.compile(
     r"^\s*[-*+]\s+(?:\*\*)?`(?P<id>[A-Za-z0-9][A-Za-z0-9_-]*(?:/[A-Za-z0-9][A-Za-z0-9_-]*)+)`(?:\*\*)?"
     r"\s*(?:—|–|--|-|:)\s*(?P<text>.*)$")
@@ -608,7 +603,7 @@ def _rule_for(raw: str | None, stack: str, catalog: Mapping[str, StandardRule]) 
     note = "" if rule == raw else f"rule id {raw!r} read as {rule!r}"
     if RULE_ID.match(rule):
         return rule, None, note
-    if "/" not in rule and re.fullmatch(r"[a-z0-9][a-z0-9-]*", rule):
+    if "/" not in rule and is_segment(rule):
         owners = sorted(r for r in catalog if r.split("/")[-1] == rule)
         if len(owners) == 1:
             return owners[0], None, f"rule id {raw!r} read as {owners[0]!r} (the only rule with that name)"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from redline_canary.rule_ids import REDLINE_RULE
 from redline_canary.severity import Severity
 
 
@@ -41,7 +42,7 @@ UNCATALOGUED_RULE = "core/uncatalogued"  # Redline's reserved id for a defect no
 # Markdown emphasis or quoting, case-insensitive, the rule id optional (pre-2.1 bots omit it).
 FINDING = re.compile(
     r"(?:^|\n)[ \t]*(?:[*_`>-]*[ \t]*)?Redline/(BLOCKER|HIGH|SUGGESTION)\b[ \t]*"
-    r"(?:\[[ \t]*`?([a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*)`?[ \t]*\])?",
+    rf"(?:\[[ \t]*`?({REDLINE_RULE})`?[ \t]*\])?",
     re.IGNORECASE,
 )
 # With no prefix, Redline takes the first bare level word, upper case only.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -138,18 +139,13 @@ def test_min_recall_and_citation_gates(mini_corpus: Path) -> None:
 
 
 def test_unrated_by_location_profile_counts_every_clean_finding(mini_corpus: Path) -> None:
-    from redline_canary.profiles.redline import RedlineProfile
-
-    class ByLocation(RedlineProfile):
-        name = "by-location"
-        unrated = "location"
-
+    by_location = replace(get_profile("redline"), name="by-location", unrated="location")
     doc = capture([inline(APP, 10, "looks risky"), inline(APP, 12, "[MINOR] style")])
     settings = ScoreSettings(stack="mini", kind="clean", prefix="p")
-    r = evaluate(doc, load_corpus(mini_corpus), settings, ByLocation(), META)[1].to_json()
+    r = evaluate(doc, load_corpus(mini_corpus), settings, by_location, META)[1].to_json()
     assert r["clean_false_positives"] == 1 and r["clean_findings_below_floor"] == 1
     settings = ScoreSettings(stack="mini", kind="seeded", prefix="p")
-    r = evaluate(doc, load_corpus(mini_corpus), settings, ByLocation(), META)[1].to_json()
+    r = evaluate(doc, load_corpus(mini_corpus), settings, by_location, META)[1].to_json()
     assert r["caught"] == 1  # unrated: severity check skipped
 
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from redline_canary.comments import REACTION_CHANNEL, Comment
+from redline_canary.comments import REACTION_CHANNEL, Channel, Comment
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.options import load_profile
 from redline_canary.profile_config import load_profiles_file
@@ -52,7 +52,7 @@ def _read_body(path: str) -> str:
         raise BadInput(f"--body-file: {path}: cannot read ({exc.__class__.__name__})") from None
 
 
-def classify(profile: Profile, channel: str, body: str, login: str | None = None) -> dict[str, Any]:
+def classify(profile: Profile, channel: Channel, body: str, login: str | None = None) -> dict[str, Any]:
     """The signal and findings ``profile`` reads from one body posted on ``channel``."""
     comment = Comment(
         channel=channel, id=1, login=login or profile.login_for(channel), user_id=None,

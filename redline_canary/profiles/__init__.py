@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 from redline_canary.profiles.base import Extraction, Profile, Trigger
-from redline_canary.profiles.bugbot import BugbotProfile
-from redline_canary.profiles.claude import ClaudeProfile
-from redline_canary.profiles.coderabbit import CodeRabbitProfile
-from redline_canary.profiles.codex import CodexProfile
-from redline_canary.profiles.copilot import CopilotProfile
-from redline_canary.profiles.cubic import CubicProfile
-from redline_canary.profiles.gemini import GeminiProfile
-from redline_canary.profiles.greptile import GreptileProfile
-from redline_canary.profiles.qodo import QodoProfile
-from redline_canary.profiles.redline import GenericProfile, RedlineProfile
-from redline_canary.profiles.sourcery import SourceryProfile
+from redline_canary.profiles.bugbot import BUGBOT
+from redline_canary.profiles.claude import CLAUDE
+from redline_canary.profiles.coderabbit import CODERABBIT
+from redline_canary.profiles.codex import CODEX
+from redline_canary.profiles.copilot import COPILOT
+from redline_canary.profiles.cubic import CUBIC
+from redline_canary.profiles.gemini import GEMINI
+from redline_canary.profiles.greptile import GREPTILE
+from redline_canary.profiles.qodo import QODO
+from redline_canary.profiles.redline import GENERIC, REDLINE
+from redline_canary.profiles.sourcery import SOURCERY
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (
-    RedlineProfile(), GenericProfile(), CopilotProfile(), CodeRabbitProfile(), CodexProfile(),
-    GeminiProfile(), ClaudeProfile(), BugbotProfile(), GreptileProfile(), SourceryProfile(),
-    QodoProfile(), CubicProfile(),
+    REDLINE, GENERIC, COPILOT, CODERABBIT, CODEX, GEMINI, CLAUDE, BUGBOT, GREPTILE, SOURCERY, QODO, CUBIC,
 )}
 
 

@@ -1,165 +1,52 @@
-"""The profile interface: everything vendor-specific about a reviewer (DESIGN §1, §5).
+"""The profile engine: how one :class:`ProfileSpec` reads a reviewer's comments (DESIGN §1, §5).
 
 A profile answers five questions about comments on a PR: is this the reviewer, what
 severity did it give, where does it point (inline coordinates or ``path:line`` cited in a
 summary), does the comment cite a rule, and what does the comment signal (finding, done,
-clean, skipped, error...). Vendor profiles subclass :class:`Profile` and mostly declare
-data (logins, severity patterns, signal rules); the hooks exist for the few vendors
-whose dialect needs code, and the default :meth:`Profile.extract` turns a whole thread
-into findings. Pure.
+clean, skipped, error...). A vendor declares data (:mod:`.spec`); the few dialects that
+need code supply :class:`Hooks`; :meth:`Profile.extract` turns a whole thread into
+findings. The notice vocabulary lives in :mod:`.notices`, the citation grammar in
+:mod:`.citations`. Pure.
 """
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from redline_canary.comments import (
     CHECK_CHANNEL,
     REACTION_CHANNEL,
+    Channel,
     Comment,
-    comment_from_check_run,
     comment_from_reaction,
 )
-from redline_canary.extraction import Extraction, quote
+from redline_canary.extraction import Extraction, Signal, quote
 from redline_canary.findings import Finding, inline_range
-from redline_canary.matching import cite_rule
+from redline_canary.profiles.citations import SummaryLocation, cited
+from redline_canary.profiles.notices import (
+    NOTICE_PHRASES,
+    NOTICE_WORDS,
+    WORKING_PHRASES,
+    excerpt,
+    first_notice,
+    notice_kind,
+    notice_text,
+)
+from redline_canary.profiles.spec import (
+    SIGNALS,
+    ProfileSpec,
+    SeverityTable,
+    SignalRule,
+    Trigger,
+    rule,
+)
+from redline_canary.rule_ids import cite_rule
 from redline_canary.severity import Severity
 
-SIGNALS = ("finding", "clean", "done", "skipped", "error", "progress", "none")
-UNRATED_POLICIES = ("info", "location")
-TRIGGER_KINDS = ("none", "request", "comment")
-
-# `path/to/file.ext:12`, `:12-15`, `#L12-L15`: what summaries use to point at code.
-_CITATION = re.compile(
-    r"(?P<path>[\w.\-/]+\.[A-Za-z0-9]+)(?::(?P<a>\d+)(?:\s*[-–]\s*(?P<b>\d+))?"
-    r"|#L(?P<la>\d+)(?:-L(?P<lb>\d+))?)"
-)
 _DISCUSSION = re.compile(r"#discussion_r(\d+)")
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_TAG = re.compile(r"<[^>]+>")
-
-# DESIGN §6: a reviewer body that no rule of its profile explains and that reads like a
-# notice is a notice, never a clean pass. The vocabulary is vendor-neutral on purpose:
-# vendors reword their skip, quota and billing notices more often than anything else,
-# and a reworded notice must fail safe (silent), never read as "found nothing".
-_FLAGS = re.IGNORECASE | re.MULTILINE
-# Words that make a notice an *error* (the reviewer broke) rather than a skip.
-_ERROR_WORDS = re.compile(
-    r"\b(?:errors?|failed|failure|something went wrong|crash(?:ed)?|timed out|internal)\b", _FLAGS
-)
-_SKIP_WORDS = re.compile(
-    r"\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed|plan"
-    r"|upgrade|paused|too (?:large|big|many files)|not enabled|rate[- ]?limit(?:s|ed)?|disabled|declined"
-    r"|suspended|expired|exhausted|insufficient)\b",
-    _FLAGS,
-)
-# Phrases, for bodies a done/clean/progress rule explains: a "Review completed" that also
-# says "skipped — limit reached" is a notice. Each phrase is about the reviewer's own run
-# (review skipped, limit reached, unable to review), so prose that merely names the
-# defect ("adds error handling", "rate limiting") never reads as one.
-_DECLINED = r"(?:skipped|paused|failed|disabled|declined|not enabled|rate[- ]limited|cancell?ed|aborted|blocked)\b"
-_AUX = r"(?:was|were|has been|have been|is|are)\s+"
-_NOTICE_PHRASES = (
-    # The review itself was skipped, paused, failed, disabled…
-    rf"\breviews?\s+(?:{_AUX})?{_DECLINED}",
-    rf"\breviews?\b[^.\n]{{0,30}}?\b{_AUX}{_DECLINED}",
-    r"\b(?:skipped|skipping|declined|stopped)\s+(?:the |this |your |automatic |auto[- ])?(?:code )?reviews?\b",
-    # …the reviewer could not review…
-    r"\b(?:unable|not able|wasn't able|was not able|couldn't|could not|cannot|can't|did not|didn't)\s+(?:to\s+)?"
-    r"(?:review|generate (?:a |the )?review|(?:complete|start) (?:the |this |a )?review"
-    r"|process (?:this|the) (?:pull request|PR))\b",
-    # …a limit, quota, allowance or credit ran out…
-    r"\b(?:review|usage|spend|overage|trial|credit|monthly|weekly|daily|hourly|plan|pr review)[- ]limits?\s+"
-    r"(?:has been |was |is )?(?:reached|exceeded|hit)\b",
-    r"\b(?:reached|exceeded|hit|used up|exhausted)\s+(?:your|the|their|its|our|this|a)\b[^.\n]{0,40}?"
-    r"\b(?:limits?|quotas?|allowance|credits?)\b",
-    r"\b(?:out of|no remaining|insufficient|not enough)\s+(?:\w+\s+)?credits\b",
-    r"\bcredits?\s+(?:are |have been |has been )?(?:exhausted|used up|depleted)\b|\boverage (?:spend )?limit\b",
-    r"\bupgrade (?:your|to (?:a |the )?)\s*(?:\w+\s+){0,2}plan\b|\bbilling (?:issue|problem|error|details|limit)\b",
-    r"\b(?:used|spent) (?:up )?(?:all )?(?:of )?(?:your|its|their|the)\b[^.\n]{0,30}?\b(?:reviews|credits|quota"
-    r"|allowance)\b",
-    # …the change is too big…
-    r"\b(?:larger|bigger) than the (?:review |size |diff )?limit\b",
-    r"\bexceeds? (?:the |our |your )?(?:maximum|max|review|size|diff|file)\b[^.\n]{0,30}?\b(?:limit|number|size)\b",
-    r"\btoo (?:large|big|many files(?: changed)?)\s+(?:to|for)\s+(?:a\s+)?review\b|^\W*too many files changed\b",
-    # …the reviewer broke, or is not switched on.
-    # "Copilot encountered an error", "Cursor Bugbot failed": a named reviewer opens the line.
-    r"^\W*(?:(?-i:[A-Z])[\w-]*\s+){1,3}(?:encountered an error|ran into an error|failed)\b",
-    r"\b(?:encountered an|an (?:unexpected |internal )?)error\b[^.\n]{0,40}?\b(?:while|when)"
-    r" (?:reviewing|generating)\b",
-    r"\bsomething went wrong\b",
-    r"\bfailed to (?:review|generate (?:a |the )?review|(?:complete|post|start) (?:the |this |a )?review)\b",
-    r"\bnot (?:enabled|available) (?:for|on|in) (?:this|your) (?:repository|repo|organization|account)\b",
-    r"^\W*(?:rate limit (?:exceeded|reached)|review limit reached|usage limit reached)\b",
-)
-NOTICE_PHRASES = re.compile("|".join(_NOTICE_PHRASES), _FLAGS)
-# Bare words, for bodies no rule explains and that cite no finding (and the phrases).
-NOTICE_WORDS = re.compile(
-    NOTICE_PHRASES.pattern
-    + r"|\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed"
-    r"|plan|upgrade|unable|failed|failure|errors?|paused|too (?:large|big|many files)|not enabled"
-    r"|rate[- ]?limit(?:s|ed)?|(?:wasn't|was not|not) able to|couldn't|could not|cannot|disabled"
-    r"|declined|unavailable|suspended|expired|exhausted|insufficient)\b",
-    _FLAGS,
-)
-# "Working on it" bodies no rule knows: a placeholder, not activity, so a reviewer that
-# never got past "Reviewing your changes…" before the timeout is silent, never clean.
-WORKING_PHRASES = re.compile(
-    r"^\W*(?:[\w-]+\s+){0,3}(?:is|are|am) (?:now |currently )?(?:reviewing|analy[sz]ing|processing|working on"
-    r"|generating|preparing)\b|\bwork in progress\b|\bplease wait\b|\bthis (?:may|might|will|can) take (?:a few"
-    r"|several|some|up to)\b|^\W*(?:preparing|generating|reviewing|analy[sz]ing|processing)\b[^.\n]{0,80}(?:\.\.\.|…)",
-    _FLAGS,
-)
-# Words that make a sentence describe the code under review rather than the reviewer's
-# own run: "returns 429 when the client exceeded the rate limit", "adds retries if the
-# upload failed". A vocabulary match after one of them in its sentence is no notice.
-_DESCRIBING = re.compile(
-    r"\b(?:when|whenever|if|unless|once|until|after|before|while|so that|instead of|handles?|handled|handling"
-    r"|retr(?:y|ies|ied|ying)|adds?|added|adding|fix(?:es|ed|ing)?|prevents?|avoids?|tests?|returns?|throws?"
-    r"|raises?|logs?|logged|catch(?:es)?|caught|should|would|shows?|displays?|renders?|maps?|surfaces?"
-    r"|this (?:pull request|PR|change|patch|commit)|introduc\w+|updat\w+|implement\w*|configur\w+|now)\b",
-    _FLAGS,
-)
-
-
-def first_notice(prose: str, vocabulary: re.Pattern[str]) -> re.Match[str] | None:
-    """The first vocabulary match in ``prose`` that speaks of the reviewer, not the code.
-
-    Only the phrases, read in bodies a done/clean rule explains, skip describing
-    sentences: there the prose is a review's overview of the PR. In a body nothing
-    explains, every word counts (DESIGN §6: a notice must fail safe).
-    """
-    for m in vocabulary.finditer(prose):
-        start = max(prose.rfind(c, 0, m.start()) for c in ".!?\n") + 1
-        if vocabulary is not NOTICE_PHRASES or _DESCRIBING.search(prose, start, m.start()) is None:
-            return m
-    return None
-
-
-_FENCE = re.compile(r"^[ \t>]*(```|~~~).*?^[ \t>]*\1[^\n]*$", re.MULTILINE | re.DOTALL)
-_URL = re.compile(r"\(?https?://[^\s)\]>\"']+\)?")
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
-
-
-def notice_text(body: str) -> str:
-    """The prose of a body, as notice detection reads it: no HTML comments or tags, no
-    code, no URLs. Markers are the rules' business; code and links are the PR's words."""
-    text = _HTML_COMMENT.sub(" ", body)
-    text = _FENCE.sub(" ", text)
-    text = _URL.sub(" ", text)
-    text = _TAG.sub(" ", text)
-    return _INLINE_CODE.sub(" ", text)
-
-
-def notice_kind(text: str) -> str:
-    """``error`` when the notice says the reviewer broke, else ``skipped`` (it declined)."""
-    if _ERROR_WORDS.search(text) and not _SKIP_WORDS.search(text):
-        return "error"
-    return "skipped"
 
 
 def normalize_login(login: str) -> str:
@@ -168,150 +55,102 @@ def normalize_login(login: str) -> str:
     return login[: -len("[bot]")] if login.endswith("[bot]") else login
 
 
-@dataclass(frozen=True)
-class Trigger:
-    """How to wake the reviewer: ``none``, ``request`` a reviewer login, or post a ``comment``."""
+class Hooks(Protocol):
+    """The code a dialect may need besides its data; :class:`PlainHooks` is the default.
 
-    kind: str = "none"
-    value: str = ""
-
-
-@dataclass(frozen=True)
-class SignalRule:
-    """A body that matches ``pattern`` (and not ``unless``) carries ``signal``.
-
-    Rules are tried in the profile's order, so a vendor lists its quota and skip
-    notices before its "done" markers. A ``clean`` rule never fires on a body that
-    itself cites findings: "Findings: None" next to a "Previously missed" entry is not
-    a clean review.
+    Each hook gets the profile, so it reads severities with the profile's own tables.
     """
 
-    signal: str
-    pattern: re.Pattern[str]
-    unless: re.Pattern[str] | None = None
-    channels: frozenset[str] = frozenset({"review", "issue", REACTION_CHANNEL})
-    # A "working…" placeholder (👀, Claude's spinner comment) is not activity: a reviewer
-    # that said nothing else before the timeout was silent, not clean.
-    placeholder: bool = False
+    def is_reviewer(self, profile: Profile, comment: Comment) -> bool:
+        """Whether ``comment`` is the reviewer's (refining :meth:`Profile.is_listed`)."""
+        ...
 
-    def matches(self, comment: Comment) -> bool:
-        if comment.channel not in self.channels or not self.pattern.search(comment.body):
-            return False
-        return self.unless is None or not self.unless.search(comment.body)
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        """``path:line`` citations in a review body or issue comment (when mining)."""
+        ...
 
+    def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
+        """Where an inline comment's own body says it points, for outdated comments whose
+        ``line`` and ``original_line`` are gone (reviewer-dialects, fact 4)."""
+        ...
 
-def rule(signal: str, pattern: str, unless: str | None = None, *,
-         channels: Iterable[str] = ("review", "issue", REACTION_CHANNEL),
-         placeholder: bool = False) -> SignalRule:
-    """A case-insensitive, multi-line :class:`SignalRule` (the form vendor modules write)."""
-    flags = re.IGNORECASE | re.MULTILINE
-    return SignalRule(signal, re.compile(pattern, flags),
-                      re.compile(unless, flags) if unless else None, frozenset(channels),
-                      placeholder)
+    def inline_extra_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        """Further places an inline comment names (Bugbot's LOCATIONS); kept as summary
+        findings, deduplicated against inline ones."""
+        ...
 
-
-@dataclass(frozen=True)
-class SummaryLocation:
-    path: str
-    start: int
-    end: int
-    severity: Severity | None = None
+    def inline_severities(self, profile: Profile, comments: Sequence[Comment]) -> dict[int, Severity]:
+        """Severities other comments give inline comments, by inline comment id."""
+        ...
 
 
-def excerpt(body: str, pattern: re.Pattern[str]) -> str:
-    """The body from the line that carries the notice, when the body's head does not say it.
+class PlainHooks:
+    """The hooks of a dialect that is all data; vendor hooks extend these."""
 
-    A record quotes the head of a notice (:func:`quote`); a notice buried under a review
-    heading, an overview paragraph or a table header must still be what the record shows.
-    A match that spans lines (a marker, then the status it governs) is quoted from the line
-    where it ends: that is where the decisive word is.
+    def is_reviewer(self, profile: Profile, comment: Comment) -> bool:
+        return profile.is_listed(comment)
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        level = profile.severity(comment.body)
+        return [SummaryLocation(c.path, c.start, c.end, level) for _m, c in cited(comment.body, "generic")]
+
+    def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
+        return None
+
+    def inline_extra_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        return []
+
+    def inline_severities(self, profile: Profile, comments: Sequence[Comment]) -> dict[int, Severity]:
+        """With ``discussion_links``: the badge on the line that links the thread.
+
+        Comments are read oldest first so the latest review's list wins: bots rewrite
+        their overview on every pass.
+        """
+        found: dict[int, Severity] = {}
+        if not profile.discussion_links:
+            return found
+        for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
+            if c.channel == "inline":
+                continue
+            for line in c.body.splitlines():
+                level = profile.severity(line)
+                if level is None:
+                    continue
+                for m in _DISCUSSION.finditer(line):
+                    found[int(m[1])] = level
+        return found
+
+
+PLAIN = PlainHooks()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Profile(ProfileSpec):
+    """A reviewer dialect: its declared data, its hooks, and the engine that reads with them.
+
+    Frozen; a variant is ``dataclasses.replace(profile, ...)``.
     """
-    head = quote(body)
-    if pattern.search(head) or pattern.search(notice_text(head)):
-        return body
-    m = pattern.search(body)
-    if m is not None:
-        at = m.end() - 1 if "\n" in m[0] else m.start()
-        return body[body.rfind("\n", 0, at) + 1:]
-    lines = body.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if pattern.search(notice_text(line)):
-            return "".join(lines[i:])
-    return body
 
-
-SeverityTable = tuple[tuple[re.Pattern[str], Severity], ...]
-
-
-class Profile:
-    """A reviewer dialect. Instances are immutable in spirit: use :meth:`copy`."""
-
-    name = "base"
-    description = ""
-    logins: frozenset[str] = frozenset()
-    bot_ids: frozenset[int] = frozenset()
-    any_bot = True  # with no logins configured, any user of type Bot is the reviewer
-    unrated = "info"  # DESIGN §5: "location" = severity check skipped, counts on clean PR
-    # The level an untagged finding gets (DESIGN §5: INFO). ``untagged: lowest`` in a profiles
-    # file sets it to ``lowest_level``, the vendor's own lowest: Redline's scorer counts an
-    # untagged comment as a SUGGESTION, so comparable numbers need that, but it is off by
-    # default because it makes every untagged aside of another bot a rated finding.
-    untagged_level = Severity.INFO
-    lowest_level = Severity.INFO
-    trigger = Trigger()
-    # Commands that wake the reviewer besides ``trigger``; a comment opening with one is a
-    # request to the reviewer, never something the reviewer said.
-    trigger_phrases: tuple[str, ...] = ()
-    mine_summaries = False
-    # What a submitted review that cites findings means when no rule matched: "done" for
-    # one-shot reviewers, "progress" for bots that may post several reviews (then
-    # stability decides). A review that neither cites findings nor matches a rule is
-    # activity only ("progress"): done needs positive evidence (DESIGN §6).
-    review_signal = "done"
-    # Bots that say "done"/"clean" with a reaction on the PR (Codex, Greptile): polled too.
-    reads_reactions = False
-    # The vendor always answers its trigger comment (a 👀 reaction, a "review triggered"
-    # reply, a "working…" comment): silence after a bounded wait means it never heard it.
-    acknowledges = False
-    reads_check_runs = False  # poll the head commit's check runs (Bugbot's "finished")
-    # (pattern, severity): the earliest match in a body wins. Overrides (from --profiles)
-    # are consulted first and fallbacks last, so "Potential issue | Critical" is Critical
-    # although the bare category comes first in the line.
-    severity_overrides: SeverityTable = ()
-    severity_patterns: SeverityTable = ()
-    severity_fallbacks: SeverityTable = ()
-    signal_rules: tuple[SignalRule, ...] = ()
-    # Routine text of the vendor's that reads like a notice but is none ("Files skipped
-    # from review", a help block naming usage limits): removed before notice detection.
-    notice_exempt: tuple[re.Pattern[str], ...] = ()
-    # Reviews and summaries list inline threads as `[title](#discussion_r<id>)` next to a
-    # severity badge: the inline comment's severity is read from there.
-    discussion_links = False
-    # (severity or None for "unrated", vendor wording) rows for `profile list`.
-    labels: tuple[tuple[Severity | None, str], ...] = ()
-
-    def copy(self, **changes: Any) -> Profile:
-        """A copy with some attributes overridden (``--login``, YAML overrides)."""
-        clone = copy.copy(self)
-        for key, value in changes.items():
-            if not hasattr(self, key):
-                raise AttributeError(f"profile has no setting {key!r}")
-            setattr(clone, key, value)
-        return clone
+    hooks: Hooks = PLAIN
 
     def with_logins(self, logins: Iterable[str]) -> Profile:
         """A copy that counts only comments by these logins (``--login``)."""
-        return self.copy(logins=frozenset(login.lower() for login in logins),
-                         bot_ids=frozenset(), any_bot=False)
+        return replace(self, logins=frozenset(login.lower() for login in logins),
+                       bot_ids=frozenset(), any_bot=False, exact_logins=True)
 
-    def login_for(self, channel: str) -> str:
+    def login_for(self, channel: Channel) -> str:
         """The login this reviewer posts under on ``channel`` (for classifying a lone body)."""
+        if channel == "inline" and self.inline_login:
+            return self.inline_login
         if not self.logins:
             return "reviewer[bot]"
         return sorted(self.logins, key=lambda x: (not x.endswith("[bot]"), x))[0]
 
-    # --- hooks -------------------------------------------------------------------
     def is_reviewer(self, comment: Comment) -> bool:
+        return self.hooks.is_reviewer(self, comment)
+
+    def is_listed(self, comment: Comment) -> bool:
+        """The spec's identity: a listed login or bot id, or any Bot when none is listed."""
         login = normalize_login(comment.login)
         if login and login in {normalize_login(x) for x in self.logins}:
             return True
@@ -359,11 +198,11 @@ class Profile:
                 return found
         return []
 
-    def classify(self, comment: Comment) -> str:
+    def classify(self, comment: Comment) -> Signal:
         """One of SIGNALS for a reviewer comment."""
         return self.reading(comment)[0]
 
-    def reading(self, comment: Comment) -> tuple[str, str]:
+    def reading(self, comment: Comment) -> tuple[Signal, str]:
         """The signal of a reviewer comment and the text a record quotes for it.
 
         Done and clean need positive evidence (DESIGN §6). A body a rule explains keeps
@@ -412,7 +251,7 @@ class Profile:
             return matched.placeholder
         return comment.channel in ("review", "issue") and bool(WORKING_PHRASES.search(notice_text(comment.body)))
 
-    def notice(self, comment: Comment, vocabulary: re.Pattern[str]) -> tuple[str, str] | None:
+    def notice(self, comment: Comment, vocabulary: re.Pattern[str]) -> tuple[Signal, str] | None:
         """(``skipped`` or ``error``, the text to quote) when the body reads like a notice."""
         text = comment.body
         for exempt in self.notice_exempt:
@@ -436,50 +275,13 @@ class Profile:
         return None
 
     def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        """``path:line`` citations in a review body or issue comment (when mining)."""
-        found: list[SummaryLocation] = []
-        for m in _CITATION.finditer(comment.body):
-            a = m["a"] or m["la"]
-            b = m["b"] or m["lb"] or a
-            if a is None:
-                continue
-            start, end = sorted((int(a), int(b)))
-            found.append(SummaryLocation(m["path"], start, end, self.severity(comment.body)))
-        return found
-
-    def body_location(self, comment: Comment) -> SummaryLocation | None:
-        """Where an inline comment's own body says it points, for outdated comments whose
-        ``line`` and ``original_line`` are gone (reviewer-dialects, fact 4)."""
-        return None
-
-    def inline_extra_locations(self, comment: Comment) -> list[SummaryLocation]:
-        """Further places an inline comment names (Bugbot's LOCATIONS); kept as summary
-        findings, deduplicated against inline ones."""
-        return []
-
-    def inline_severities(self, comments: Sequence[Comment]) -> dict[int, Severity]:
-        """Severities other comments give inline comments, by inline comment id.
-
-        Comments are read oldest first so the latest review's list wins: bots rewrite
-        their overview on every pass.
-        """
-        found: dict[int, Severity] = {}
-        if not self.discussion_links:
-            return found
-        for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
-            if c.channel == "inline":
-                continue
-            for line in c.body.splitlines():
-                level = self.severity(line)
-                if level is None:
-                    continue
-                for m in _DISCUSSION.finditer(line):
-                    found[int(m[1])] = level
-        return found
+        """Places a review body or issue comment cites (read only when mining summaries)."""
+        return self.hooks.summary_locations(self, comment)
 
     def dedupe_key(self, comment: Comment) -> str | None:
-        """A vendor id that stays the same when the bot re-posts one finding."""
-        return None
+        """The vendor id (``dedupe_id``) of an inline comment the bot may re-post."""
+        m = self.dedupe_id.search(comment.body) if self.dedupe_id and comment.channel == "inline" else None
+        return m[1] if m else None
 
     def cites(self, body: str, rule: str) -> bool:
         return cite_rule(body, rule)
@@ -500,7 +302,7 @@ class Profile:
         """
         out = Extraction()
         mine = [c for c in comments if self.is_reviewer(c) and not self.is_trigger(c)]
-        rated = self.inline_severities(mine)
+        rated = self.hooks.inline_severities(self, mine)
         summary: list[Finding] = []
         latest: dict[str, Comment] = {}
         for c in mine:
@@ -525,7 +327,7 @@ class Profile:
                 start, end, scoped = inline_range(c)
                 path = c.path
                 if end is None and c.subject_type != "file" and (c.side or "RIGHT").upper() != "LEFT":
-                    loc = self.body_location(c)
+                    loc = self.hooks.body_location(self, c)
                     if loc is not None and (path is None or path == loc.path):
                         path, start, end, scoped = loc.path, loc.start, loc.end, True
                 level = rated.get(c.id) or self.severity(c.body)
@@ -535,7 +337,7 @@ class Profile:
                     source="inline", line_scoped=scoped, url=c.html_url,
                     word=self.severity_word(c.body) if c.id not in rated else level.name if level else "",
                 ))
-                locations = self.inline_extra_locations(c) if self.mine_summaries else []
+                locations = self.hooks.inline_extra_locations(self, c) if self.mine_summaries else []
             elif self.mine_summaries and c.channel not in (REACTION_CHANNEL, CHECK_CHANNEL):
                 locations = self.summary_locations(c)
             else:
@@ -550,6 +352,7 @@ class Profile:
         # Sorted so the citation kept among overlapping ones never depends on capture order.
         out.findings.extend(dedupe_summary(out.findings, sorted(summary, key=Finding.sort_key)))
         return out
+
 
 
 def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> list[Finding]:
@@ -569,26 +372,9 @@ def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> lis
     return kept
 
 
+# Besides the engine: what vendor modules write (rule, Trigger) and older import paths kept
+# for callers and tests (SIGNALS, Extraction, quote, comment_from_reaction).
 __all__ = [
-    "NOTICE_PHRASES",
-    "NOTICE_WORDS",
-    "REACTION_CHANNEL",
-    "SIGNALS",
-    "TRIGGER_KINDS",
-    "UNRATED_POLICIES",
-    "Extraction",
-    "Profile",
-    "SeverityTable",
-    "SignalRule",
-    "SummaryLocation",
-    "Trigger",
-    "comment_from_check_run",
-    "comment_from_reaction",
-    "dedupe_summary",
-    "excerpt",
-    "normalize_login",
-    "notice_kind",
-    "notice_text",
-    "quote",
-    "rule",
+    "PLAIN", "SIGNALS", "Extraction", "Hooks", "PlainHooks", "Profile", "ProfileSpec", "SeverityTable", "SignalRule",
+    "Trigger", "comment_from_reaction", "dedupe_summary", "normalize_login", "quote", "rule",
 ]

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, rule
-from redline_canary.profiles.dialect import citations, compile_table
+from redline_canary.profiles.base import PlainHooks, Profile, rule
+from redline_canary.profiles.citations import SummaryLocation, citations
+from redline_canary.profiles.dialect import compile_table
 from redline_canary.severity import Severity
 
 _LOCATIONS = re.compile(r"<!--\s*LOCATIONS START(?P<body>.*?)LOCATIONS END\s*-->", re.DOTALL)
@@ -23,20 +24,51 @@ _BUG_ID = re.compile(r"BUGBOT_BUG_ID:\s*([\w-]+)")
 _MARKER = re.compile(r"BUGBOT_|Cursor Bugbot|\bBugbot\b", re.IGNORECASE)
 
 
-class BugbotProfile(Profile):
-    name = "bugbot"
-    description = "Cursor Bugbot; **High/Medium/Low Severity**, LOCATIONS blocks mined"
-    logins = frozenset({"cursor[bot]"})
-    any_bot = False
-    trigger_phrases = ("bugbot run", "cursor review")
-    mine_summaries = True
-    reads_check_runs = True
-    severity_patterns = compile_table([
+class BugbotHooks(PlainHooks):
+    """The Cursor Approval Agent shares the login; LOCATIONS blocks name the places."""
+
+    def is_reviewer(self, profile: Profile, comment: Comment) -> bool:
+        if not profile.is_listed(comment):
+            return False
+        approval = comment.channel == "review" and (comment.state or "").upper() == "APPROVED"
+        return not (approval and not _MARKER.search(comment.body))
+
+    @staticmethod
+    def _locations(profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        block = _LOCATIONS.search(comment.body)
+        found = citations(block["body"], ("path_hash", "path_line")) if block else []
+        extra = _ADDITIONAL.search(comment.body)
+        if extra:
+            found += citations(extra.group(0), ("blob", "path_hash"))
+        level = profile.severity(comment.body)
+        return [SummaryLocation(c.path, c.start, c.end, level) for c in found]
+
+    def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
+        found = self._locations(profile, comment)
+        return found[0] if found else None
+
+    def inline_extra_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        return self._locations(profile, comment)
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        return []  # review bodies hold a count and a "Fix All" link, no places
+
+
+BUGBOT = Profile(
+    name="bugbot",
+    description="Cursor Bugbot; **High/Medium/Low Severity**, LOCATIONS blocks mined",
+    logins=frozenset({"cursor[bot]"}),
+    any_bot=False,
+    trigger_phrases=("bugbot run", "cursor review"),
+    mine_summaries=True,
+    reads_check_runs=True,
+    dedupe_id=_BUG_ID,
+    severity_patterns=compile_table([
         (r"\*\*High Severity\*\*", Severity.BLOCKER),
         (r"\*\*Medium Severity\*\*", Severity.MAJOR),
         (r"\*\*Low Severity\*\*", Severity.MINOR),
-    ], flags=0)
-    signal_rules = (
+    ], flags=0),
+    signal_rules=(
         rule("skipped", r"BUGBOT_FREE_TIER_DISABLED_UPSELL|on the Bugbot Free tier", channels=("issue",)),
         # Verbatim from cursor[bot] on Zenvi-pro/zenvi-core#102 and #158 (as a public test
         # suite records them): "Bugbot is not enabled for your account, so this pull request
@@ -57,39 +89,12 @@ class BugbotProfile(Profile):
         rule("done", r"BUGBOT_REVIEW|Bugbot has reviewed your changes|Bugbot completed review"),
         # The PR-description summary block (reviewer-dialects §6) when it reaches a comment.
         rule("progress", r"CURSOR_SUMMARY", placeholder=True),
-    )
-    labels = (
+    ),
+    labels=(
         (Severity.BLOCKER, "**High Severity**"),
         (Severity.MAJOR, "**Medium Severity**"),
         (Severity.MINOR, "**Low Severity**"),
         (None, "no level: INFO"),
-    )
-
-    def is_reviewer(self, comment: Comment) -> bool:
-        if not super().is_reviewer(comment):
-            return False
-        approval = comment.channel == "review" and (comment.state or "").upper() == "APPROVED"
-        return not (approval and not _MARKER.search(comment.body))
-
-    def _locations(self, comment: Comment) -> list[SummaryLocation]:
-        block = _LOCATIONS.search(comment.body)
-        found = citations(block["body"], ("path_hash", "path_line")) if block else []
-        extra = _ADDITIONAL.search(comment.body)
-        if extra:
-            found += citations(extra.group(0), ("blob", "path_hash"))
-        level = self.severity(comment.body)
-        return [SummaryLocation(c.path, c.start, c.end, level) for c in found]
-
-    def body_location(self, comment: Comment) -> SummaryLocation | None:
-        found = self._locations(comment)
-        return found[0] if found else None
-
-    def inline_extra_locations(self, comment: Comment) -> list[SummaryLocation]:
-        return self._locations(comment)
-
-    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        return []  # review bodies hold a count and a "Fix All" link, no places
-
-    def dedupe_key(self, comment: Comment) -> str | None:
-        m = _BUG_ID.search(comment.body) if comment.channel == "inline" else None
-        return m[1] if m else None
+    ),
+    hooks=BugbotHooks(),
+)

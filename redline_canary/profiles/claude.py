@@ -13,10 +13,10 @@ skip, never a finished review.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, normalize_login, rule
+from redline_canary.profiles.base import PlainHooks, Profile, Trigger, normalize_login, rule
+from redline_canary.profiles.citations import SummaryLocation
 from redline_canary.profiles.dialect import compile_table, itemized_locations
 from redline_canary.severity import Severity
 
@@ -24,21 +24,38 @@ ACTIONS_LOGIN = "github-actions[bot]"
 _TRACKING = re.compile(r"Claude Code is working|\*\*Claude (?:finished|encountered an error)\b")
 
 
-class ClaudeProfile(Profile):
-    name = "claude"
-    description = "Claude (code action and managed review); 🔴 Important / 🟡 Nit"
-    logins = frozenset({"claude[bot]"})
-    any_bot = False
-    unrated = "location"
-    trigger = Trigger("comment", "@claude review")
-    acknowledges = True  # Claude posts a tracking comment ("Claude Code is working…") as soon as it is mentioned
-    trigger_phrases = ("@claude", "/claude-review")
-    mine_summaries = True
-    severity_patterns = compile_table([
+class ClaudeHooks(PlainHooks):
+    """github-actions[bot] counts too (see the module docstring), unless ``--login`` narrowed
+    the profile to exactly its logins (``exact_logins``)."""
+
+    def is_reviewer(self, profile: Profile, comment: Comment) -> bool:
+        if profile.is_listed(comment):
+            return True
+        if profile.exact_logins or normalize_login(comment.login) != normalize_login(ACTIONS_LOGIN):
+            return False
+        if comment.channel in ("inline", "review"):
+            return True
+        return bool(_TRACKING.search(comment.body))
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        return itemized_locations(comment.body, ("blob", "path_line"), profile.severity)
+
+
+CLAUDE = Profile(
+    name="claude",
+    description="Claude (code action and managed review); 🔴 Important / 🟡 Nit",
+    logins=frozenset({"claude[bot]"}),
+    any_bot=False,
+    unrated="location",
+    trigger=Trigger("comment", "@claude review"),
+    acknowledges=True,  # Claude posts a tracking comment ("Claude Code is working…") as soon as it is mentioned
+    trigger_phrases=("@claude", "/claude-review"),
+    mine_summaries=True,
+    severity_patterns=compile_table([
         (r"🔴\s*\**Important\b", Severity.BLOCKER),
         (r"🟡\s*\**Nit\b", Severity.INFO),
-    ])
-    signal_rules = (
+    ]),
+    signal_rules=(
         # Managed Code Review: "⚠️ Code review skipped — your organization's overage spend
         # limit has been reached." (anthropics/claude-code#39678).
         rule("skipped", r"Code review skipped\b|overage spend limit"),
@@ -56,27 +73,11 @@ class ClaudeProfile(Profile):
         # The code-review plugin's body (reviewer-dialects §5a): "### Code review" then
         # "Found N issues:".
         rule("done", r"^#+\s*Code review\b[\s\S]*\bFound \d+ issues?\b"),
-    )
-    labels = (
+    ),
+    labels=(
         (Severity.BLOCKER, "🔴 Important"),
         (Severity.INFO, "🟡 Nit"),
         (None, "no marker (incl. 🟣 Pre-existing): by location"),
-    )
-
-    via_actions = True  # also read github-actions[bot] (see the module docstring)
-
-    def with_logins(self, logins: Iterable[str]) -> Profile:
-        """``--login`` means exactly these logins: no github-actions[bot] fallback."""
-        return super().with_logins(logins).copy(via_actions=False)
-
-    def is_reviewer(self, comment: Comment) -> bool:
-        if super().is_reviewer(comment):
-            return True
-        if not self.via_actions or normalize_login(comment.login) != normalize_login(ACTIONS_LOGIN):
-            return False
-        if comment.channel in ("inline", "review"):
-            return True
-        return bool(_TRACKING.search(comment.body))
-
-    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        return itemized_locations(comment.body, ("blob", "path_line"), self.severity)
+    ),
+    hooks=ClaudeHooks(),
+)

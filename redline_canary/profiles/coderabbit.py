@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, rule
-from redline_canary.profiles.dialect import FORMS, clean_path, compile_table, sections
+from redline_canary.profiles.base import PlainHooks, Profile, Trigger, rule
+from redline_canary.profiles.citations import FORMS, SummaryLocation, clean_path, line_span
+from redline_canary.profiles.dialect import compile_table, sections
 from redline_canary.severity import Severity
 
 _MARKER = r"auto-generated comment: {what} by coderabbit\.ai"
@@ -48,26 +49,91 @@ _CODE_RANGE = re.compile(
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1", re.MULTILINE | re.DOTALL)
 
 
-class CodeRabbitProfile(Profile):
-    name = "coderabbit"
-    description = "CodeRabbit; italic severity segment, outside-diff and nitpick lists mined"
-    logins = frozenset({"coderabbitai[bot]"})
-    any_bot = False
-    trigger = Trigger("comment", "@coderabbitai review")
-    acknowledges = True  # CodeRabbit replies "Actions performed: Review triggered" to a review command
-    trigger_phrases = ("@coderabbitai",)
-    mine_summaries = True
-    severity_patterns = compile_table([
+class CodeRabbitHooks(PlainHooks):
+    """Review bodies list outside-diff and nitpick findings; prompts name a moved line."""
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        if comment.channel != "review":
+            return []  # the walkthrough comment names files, it reports nothing
+        out: list[SummaryLocation] = []
+        seen: set[tuple[str, int, int]] = set()
+        category = ""
+        for name, text in sections(comment.body, _SECTIONS):
+            if name != "file":
+                category = name
+            if category not in ("outside", "nitpick"):
+                continue
+            for loc in (*_code_items(profile, text, category), *_range_items(profile, text, name, category)):
+                if (loc.path, loc.start, loc.end) not in seen:
+                    seen.add((loc.path, loc.start, loc.end))
+                    out.append(loc)
+        return out
+
+    def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
+        m = FORMS["around"].search(comment.body)
+        if m is None:
+            return None
+        return SummaryLocation(clean_path(m["path"]), *line_span(m["a"], m["b"]))
+
+
+def _level(profile: Profile, text: str, category: str) -> Severity | None:
+    return profile.severity(text) or (Severity.INFO if category == "nitpick" else None)
+
+
+def _code_items(profile: Profile, text: str, category: str) -> list[SummaryLocation]:
+    """Items whose <summary> holds ``<code>path:a-b</code>``; each item's own severity."""
+    found = list(_CODE_ITEM.finditer(text))
+    out = []
+    ends = [n.start() for n in found[1:]] + [len(text)]
+    for m, end in zip(found, ends[: len(found)], strict=True):
+        out.append(SummaryLocation(clean_path(m["path"]), *line_span(m["a"], m["b"]),
+                                   _level(profile, text[m.start():end], category)))
+    return out
+
+
+def _range_items(profile: Profile, text: str, name: str, category: str) -> list[SummaryLocation]:
+    """``X-Y:`` items under a ``path (N)`` file section."""
+    if name != "file":
+        return []
+    m = _FILE.search(text)
+    if m is None:
+        return []
+    path = clean_path(m["path"])
+    text = _FENCE.sub("", text)  # suggestion diffs hold lines like "12: x"
+    out = []
+    found = list(_CODE_RANGE.finditer(text))
+    ends = [n.start() for n in found[1:]] + [len(text)]
+    for code, end in zip(found, ends[: len(found)], strict=True):
+        out.append(SummaryLocation(path, *line_span(code["a"], code["b"]),
+                                   _level(profile, text[code.start():end], category)))
+    cuts = [i.start() for i in _ITEM.finditer(text)]
+    for pos, end in zip(cuts, [*cuts[1:], len(text)][: len(cuts)], strict=True):
+        item = _ITEM.match(text, pos)
+        assert item is not None
+        out.append(SummaryLocation(path, *line_span(item["a"], item["b"]), _level(profile, text[pos:end], category)))
+    return out
+
+
+CODERABBIT = Profile(
+    name="coderabbit",
+    description="CodeRabbit; italic severity segment, outside-diff and nitpick lists mined",
+    logins=frozenset({"coderabbitai[bot]"}),
+    any_bot=False,
+    trigger=Trigger("comment", "@coderabbitai review"),
+    acknowledges=True,  # CodeRabbit replies "Actions performed: Review triggered" to a review command
+    trigger_phrases=("@coderabbitai",),
+    mine_summaries=True,
+    severity_patterns=compile_table([
         (r"🔴\s*Critical(?![A-Za-z])", Severity.BLOCKER),
         (r"🟠\s*Major(?![A-Za-z])", Severity.MAJOR),
         (r"🟡\s*Minor(?![A-Za-z])", Severity.MINOR),
         (r"(?:🔵\s*|_)Trivial(?![A-Za-z])|(?:🧹\s*|_)Nitpick(?![A-Za-z])|💤\s*Low value", Severity.INFO),
-    ])
-    severity_fallbacks = compile_table([
+    ]),
+    severity_fallbacks=compile_table([
         (r"⚠️?\s*Potential issue(?![A-Za-z])", Severity.MAJOR),
         (r"🛠️?\s*Refactor suggestion(?![A-Za-z])", Severity.MINOR),
-    ])
-    signal_rules = (
+    ]),
+    signal_rules=(
         # reviewer-dialects §2 (jdx/mise#12718, tojemoc/sofie#61): skip, pause and
         # rate-limit notices, each wrapped in its HTML marker.
         rule("skipped", _MARKER.format(what="skip review") + r"|^[>\s]*#+\s*Review skipped\b"),
@@ -101,83 +167,20 @@ class CodeRabbitProfile(Profile):
         rule("progress", _MARKER.format(what="summarize") + r"|^#+\s*Walkthrough\b", placeholder=True),
         # Chat replies: activity, never a verdict.
         rule("none", r"auto-generated reply by CodeRabbit"),
-    )
-    notice_exempt = (
+    ),
+    notice_exempt=(
         re.compile(r"<!-- tips_start -->.*?(?:<!-- tips_end -->|\Z)", re.DOTALL),
         re.compile(r"^.*Files? (?:ignored|skipped|selected)\b.*$", re.MULTILINE | re.IGNORECASE),
         # The note under every command reply: "does not re-review already reviewed commits.
         # This command is applicable only when automatic reviews are paused."
         re.compile(r"CodeRabbit is an incremental review system[^\n]*", re.IGNORECASE),
-    )
-    labels = (
+    ),
+    labels=(
         (Severity.BLOCKER, "_🔴 Critical_"),
         (Severity.MAJOR, '_🟠 Major_; a bare "⚠️ Potential issue"'),
         (Severity.MINOR, '_🟡 Minor_; a bare "🛠️ Refactor suggestion"'),
         (Severity.INFO, "Trivial, nitpick (review-body 🧹 Nitpick comments)"),
         (None, "no marker: INFO"),
-    )
-
-    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        if comment.channel != "review":
-            return []  # the walkthrough comment names files, it reports nothing
-        out: list[SummaryLocation] = []
-        seen: set[tuple[str, int, int]] = set()
-        category = ""
-        for name, text in sections(comment.body, _SECTIONS):
-            if name != "file":
-                category = name
-            if category not in ("outside", "nitpick"):
-                continue
-            for loc in (*self._code_items(text, category), *self._range_items(text, name, category)):
-                if (loc.path, loc.start, loc.end) not in seen:
-                    seen.add((loc.path, loc.start, loc.end))
-                    out.append(loc)
-        return out
-
-    def _level(self, text: str, category: str) -> Severity | None:
-        return self.severity(text) or (Severity.INFO if category == "nitpick" else None)
-
-    def _code_items(self, text: str, category: str) -> list[SummaryLocation]:
-        """Items whose <summary> holds ``<code>path:a-b</code>``; each item's own severity."""
-        found = list(_CODE_ITEM.finditer(text))
-        out = []
-        ends = [n.start() for n in found[1:]] + [len(text)]
-        for m, end in zip(found, ends[: len(found)], strict=True):
-            a = int(m["a"])
-            b = int(m["b"]) if m["b"] else a
-            out.append(SummaryLocation(clean_path(m["path"]), min(a, b), max(a, b),
-                                       self._level(text[m.start():end], category)))
-        return out
-
-    def _range_items(self, text: str, name: str, category: str) -> list[SummaryLocation]:
-        """``X-Y:`` items under a ``path (N)`` file section."""
-        if name != "file":
-            return []
-        m = _FILE.search(text)
-        if m is None:
-            return []
-        path = clean_path(m["path"])
-        text = _FENCE.sub("", text)  # suggestion diffs hold lines like "12: x"
-        out = []
-        found = list(_CODE_RANGE.finditer(text))
-        ends = [n.start() for n in found[1:]] + [len(text)]
-        for code, end in zip(found, ends[: len(found)], strict=True):
-            a = int(code["a"])
-            b = int(code["b"]) if code["b"] else a
-            out.append(SummaryLocation(path, min(a, b), max(a, b), self._level(text[code.start():end], category)))
-        cuts = [i.start() for i in _ITEM.finditer(text)]
-        for pos, end in zip(cuts, [*cuts[1:], len(text)][: len(cuts)], strict=True):
-            item = _ITEM.match(text, pos)
-            assert item is not None
-            a = int(item["a"])
-            b = int(item["b"]) if item["b"] else a
-            out.append(SummaryLocation(path, min(a, b), max(a, b), self._level(text[pos:end], category)))
-        return out
-
-    def body_location(self, comment: Comment) -> SummaryLocation | None:
-        m = FORMS["around"].search(comment.body)
-        if m is None:
-            return None
-        a = int(m["a"])
-        b = int(m["b"]) if m["b"] else a
-        return SummaryLocation(clean_path(m["path"]), min(a, b), max(a, b))
+    ),
+    hooks=CodeRabbitHooks(),
+)

@@ -13,25 +13,35 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, rule
+from redline_canary.profiles.base import PlainHooks, Profile, Trigger, rule
+from redline_canary.profiles.citations import SummaryLocation
 from redline_canary.profiles.dialect import itemized_locations, p_labels, p_scale
 
 LOGIN = "chatgpt-codex-connector[bot]"
 
 
-class CodexProfile(Profile):
-    name = "codex"
-    description = "OpenAI Codex review; P0-P3 badges, blob-permalink findings in issue comments"
-    logins = frozenset({LOGIN})
-    bot_ids = frozenset({199175422})
-    any_bot = False
-    trigger = Trigger("comment", "@codex review")
-    acknowledges = True  # Codex reacts 👀 on the trigger comment or the PR, then posts (reviewer-dialects.md, Codex)
-    reads_reactions = True
-    trigger_phrases = ("@codex",)
-    mine_summaries = True
-    severity_patterns = p_scale(r"!\[P<n> Badge\]")
-    signal_rules = (
+class CodexHooks(PlainHooks):
+    """Review bodies list findings as bare paragraphs: each permalink takes its own item's badge."""
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        # Items are bare paragraphs (permalink, badge, title), so each citation takes the
+        # badge of its own item (paired_levels), never the first item's.
+        return itemized_locations(comment.body, ("blob",), profile.severity, marks=profile.severity_marks)
+
+
+CODEX = Profile(
+    name="codex",
+    description="OpenAI Codex review; P0-P3 badges, blob-permalink findings in issue comments",
+    logins=frozenset({LOGIN}),
+    bot_ids=frozenset({199175422}),
+    any_bot=False,
+    trigger=Trigger("comment", "@codex review"),
+    acknowledges=True,  # Codex reacts 👀 on the trigger comment or the PR, then posts (reviewer-dialects.md, Codex)
+    reads_reactions=True,
+    trigger_phrases=("@codex",),
+    mine_summaries=True,
+    severity_patterns=p_scale(r"!\[P<n> Badge\]"),
+    signal_rules=(
         # Notices are issue comments; the review body's help text must never read as one.
         # reviewer-dialects §3 (mryfmo/dotfiles comment 5992141625; ejc3/fcvm#902:
         # "You have reached your Codex usage limits for code reviews.").
@@ -50,14 +60,11 @@ class CodexProfile(Profile):
         rule("done", r"^#+\s*💡\s*Codex Review\b", channels=("review",)),
         # The summary comment's table without a row we know: not a verdict, not a review.
         rule("progress", r"codex-pull-request-review-summary", placeholder=True),
-    )
+    ),
     # The review's help block names usage limits and environments as a matter of course.
-    notice_exempt = (
+    notice_exempt=(
         re.compile(r"<summary>\s*\W*\s*About Codex in GitHub.*?(?:</details>|\Z)", re.IGNORECASE | re.DOTALL),
-    )
-    labels = (*p_labels("![P<n> Badge]"), (None, "no badge: INFO"))
-
-    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        # Items are bare paragraphs (permalink, badge, title), so each citation takes the
-        # badge of its own item (paired_levels), never the first item's.
-        return itemized_locations(comment.body, ("blob",), self.severity, marks=self.severity_marks)
+    ),
+    labels=(*p_labels("![P<n> Badge]"), (None, "no badge: INFO")),
+    hooks=CodexHooks(),
+)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, Trigger, rule
+from redline_canary.profiles.base import PlainHooks, Profile, Trigger, rule
+from redline_canary.profiles.citations import SummaryLocation
 from redline_canary.profiles.dialect import ITEM_START, compile_table, itemized_locations, sections
 from redline_canary.severity import Severity
 
@@ -35,23 +36,36 @@ _SECTIONS = {
 }
 
 
-class CopilotProfile(Profile):
-    name = "copilot"
-    description = "GitHub Copilot code review; severity from the v2 overview badges"
-    logins = frozenset({REVIEW_LOGIN, INLINE_LOGIN})
-    bot_ids = frozenset({175728472})
-    any_bot = False
-    unrated = "location"
-    trigger = Trigger("request", REVIEW_LOGIN)
-    mine_summaries = True
-    discussion_links = True
-    severity_patterns = compile_table([
+class CopilotHooks(PlainHooks):
+    """Findings without an inline thread sit in the overview's missed and suppressed sections."""
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        out: list[SummaryLocation] = []
+        for name, text in sections(comment.body, _SECTIONS, headings=True):
+            if name != "other":
+                out.extend(itemized_locations(text, ("path_line",), profile.severity, _ITEM,
+                                              marks=profile.severity_marks))
+        return out
+
+
+COPILOT = Profile(
+    name="copilot",
+    description="GitHub Copilot code review; severity from the v2 overview badges",
+    logins=frozenset({REVIEW_LOGIN, INLINE_LOGIN}),
+    inline_login=INLINE_LOGIN,
+    bot_ids=frozenset({175728472}),
+    any_bot=False,
+    unrated="location",
+    trigger=Trigger("request", REVIEW_LOGIN),
+    mine_summaries=True,
+    discussion_links=True,
+    severity_patterns=compile_table([
         (_BADGE.format(word="High"), Severity.BLOCKER),
         (_BADGE.format(word="Medium"), Severity.MAJOR),
         (_BADGE.format(word="Low"), Severity.MINOR),
         (r"\A\s*\[nitpick\]", Severity.INFO),
-    ])
-    signal_rules = (
+    ]),
+    signal_rules=(
         # reviewer-dialects §1 (refs 66614687849, 55491438493): quota notices.
         rule("skipped", r"unable to review this pull request because .{0,120}quota"
                         r"|reached (?:their|your) quota limit"),
@@ -73,26 +87,17 @@ class CopilotProfile(Profile):
                      r"|Copilot reviewed \d+ out of \d+ changed files|\*\*(?:Files reviewed|Comments generated):\*\*"
                      r"|^#+\s*\W*\s*(?:Changes recommended|Approval recommended|Needs a closer look)\b",
              channels=("review",)),
-    )
+    ),
     # "Files not reviewed (N)" and the low-confidence block are routine parts of a review.
-    notice_exempt = (
+    notice_exempt=(
         re.compile(r"<summary>\s*Files not reviewed.*?</details>", re.IGNORECASE | re.DOTALL),
-    )
-    labels = (
+    ),
+    labels=(
         (Severity.BLOCKER, 'v2 overview badge "High severity" (via #discussion_r<id>)'),
         (Severity.MAJOR, '"Medium severity" badge'),
         (Severity.MINOR, '"Low severity" badge'),
         (Severity.INFO, "[nitpick] prefix"),
         (None, "no badge: by location"),
-    )
-
-    def login_for(self, channel: str) -> str:
-        return INLINE_LOGIN if channel == "inline" else REVIEW_LOGIN
-
-    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        out: list[SummaryLocation] = []
-        for name, text in sections(comment.body, _SECTIONS, headings=True):
-            if name != "other":
-                out.extend(itemized_locations(text, ("path_line",), self.severity, _ITEM,
-                                              marks=self.severity_marks))
-        return out
+    ),
+    hooks=CopilotHooks(),
+)

@@ -1,52 +1,18 @@
-"""Pieces several vendor dialects share: citation forms, the P0–P3 scale, sections. Pure.
+"""Pieces several vendor dialects share: item lists, the P0–P3 scale, sections. Pure.
 
-Vendors cite code in a handful of shapes (``path:12``, ``path#L3-L7``, blob permalinks,
-"around lines X - Y", Qodo's ``path[R155-170]``); each profile picks the shapes its
-bot writes, so prose in a walkthrough that merely names a file is never read as a
-finding. A summary can list several findings with different severities, so severity
-is read per item, never from the whole body.
+A summary can list several findings with different severities, so severity is read per
+item, never from the whole body. Where an item cites code is the citation grammar's
+business (:mod:`redline_canary.profiles.citations`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
-from redline_canary.profiles.base import SeverityTable, SummaryLocation
+from redline_canary.profiles.citations import Citation, SummaryLocation, citations
+from redline_canary.profiles.spec import SeverityTable
 from redline_canary.severity import Severity
-
-_ZW = "\u200b\u200c\u200d\u2060\ufeff"
-_ZERO_WIDTH = re.compile(f"[{_ZW}]")
-# A repository path with an extension; zero-width spaces appear after `/` in Copilot v2.
-_PATH = rf"[\w.\-/@{_ZW}]*[\w{_ZW}]\.[A-Za-z0-9]+"
-_RANGE = r"(?P<a>\d+)(?:\s*[-–]\s*L?(?P<b>\d+))?"
-
-FORMS: dict[str, re.Pattern[str]] = {
-    # https://github.com/o/r/blob/<sha>/path#L12-L15 (Codex, Claude, Bugbot extra locations)
-    "blob": re.compile(
-        r"https?://[^\s/]+/[^\s/]+/[^\s/]+/blob/[^\s/]+/(?P<path>[^\s#?)\]\"'<>]+)"
-        r"(?:\?[^\s#)\]]*)?#L(?P<a>\d+)(?:C\d+)?(?:-L(?P<b>\d+)(?:C\d+)?)?"
-    ),
-    # `path:12`, **path:12-15** (Copilot suppressed / previously missed, Claude prose)
-    "path_line": re.compile(rf"(?<![\w/:.@-])(?P<path>{_PATH}):{_RANGE}\b"),
-    # path#L12-L15 (Bugbot LOCATIONS)
-    "path_hash": re.compile(rf"(?<![\w/.@-])(?P<path>{_PATH})#L(?P<a>\d+)(?:-L(?P<b>\d+))?"),
-    # In `@path` around lines 40 - 45 / at line 12 (CodeRabbit prompts)
-    "around": re.compile(
-        rf"`@?(?P<path>{_PATH})`\s+(?:around|at)\s+lines?\s+{_RANGE}", re.IGNORECASE
-    ),
-    # `path`, line 24-26 (Greptile legacy "Additional Comments")
-    "path_comma_line": re.compile(
-        rf"`(?P<path>{_PATH})`,\s*lines?\s+{_RANGE}", re.IGNORECASE
-    ),
-    # path[R155-170], path [7-37] (Qodo code links)
-    "bracket_range": re.compile(
-        rf"(?<![\w/.@-])(?P<path>{_PATH})\s?\[R?(?P<a>\d+)(?:-R?(?P<b>\d+))?\]"
-    ),
-    # <violation number="1" location="path:96"> (cubic)
-    "violation": re.compile(rf"location=[\"'](?P<path>{_PATH}):{_RANGE}[\"']"),
-}
 
 # Where one finding of a summary list ends and the next begins.
 ITEM_START = re.compile(
@@ -55,44 +21,6 @@ ITEM_START = re.compile(
 )
 _SUMMARY_TAG = re.compile(r"<summary>(.*?)</summary>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
-
-
-def clean_path(path: str) -> str:
-    """The repository path a citation means: no zero-width spaces, ``@``, ``./`` or ``/``."""
-    path = _ZERO_WIDTH.sub("", path).strip().strip("`*\"'")
-    path = path.lstrip("@")
-    while path.startswith(("./", "/")):
-        path = path[2:] if path.startswith("./") else path[1:]
-    return path
-
-
-@dataclass(frozen=True)
-class Citation:
-    pos: int
-    path: str
-    start: int
-    end: int
-
-
-def citations(text: str, forms: Sequence[str]) -> list[Citation]:
-    """Citations of the given forms, in text order; a span claimed by an earlier form
-    (a blob URL) is not read again by a later one (its ``path#L`` tail)."""
-    taken: list[tuple[int, int]] = []
-    found: list[Citation] = []
-    seen: set[tuple[str, int, int]] = set()
-    for form in forms:
-        for m in FORMS[form].finditer(text):
-            if any(a < m.end() and m.start() < b for a, b in taken):
-                continue
-            taken.append(m.span())
-            a = int(m["a"])
-            b = int(m["b"]) if m["b"] else a
-            start, end = min(a, b), max(a, b)
-            path = clean_path(m["path"])
-            if path and (path, start, end) not in seen:
-                seen.add((path, start, end))
-                found.append(Citation(m.start(), path, start, end))
-    return sorted(found, key=lambda c: c.pos)
 
 
 def items(text: str, start: re.Pattern[str] = ITEM_START) -> list[tuple[int, str]]:
@@ -211,6 +139,6 @@ def p_labels(form: str) -> tuple[tuple[Severity | None, str], ...]:
 
 
 __all__ = [
-    "FORMS", "ITEM_START", "P_LEVELS", "Citation", "citations", "clean_path", "compile_table",
-    "itemized_locations", "items", "p_labels", "p_scale", "paired_levels", "sections",
+    "ITEM_START", "P_LEVELS", "compile_table", "itemized_locations", "items", "p_labels", "p_scale",
+    "paired_levels", "sections",
 ]

@@ -18,19 +18,19 @@ def _badge(*stems: str) -> str:
     return rf"!\[(?:{names})\]|codereviewagent/(?:{names})\.svg"
 
 
-class GeminiProfile(Profile):
-    name = "gemini"
-    description = "Gemini Code Assist; critical/high/medium/low priority badges"
-    logins = frozenset({"gemini-code-assist[bot]"})
-    any_bot = False
-    trigger_phrases = ("/gemini", "@gemini-code-assist")
-    severity_patterns = compile_table([
+GEMINI = Profile(
+    name="gemini",
+    description="Gemini Code Assist; critical/high/medium/low priority badges",
+    logins=frozenset({"gemini-code-assist[bot]"}),
+    any_bot=False,
+    trigger_phrases=("/gemini", "@gemini-code-assist"),
+    severity_patterns=compile_table([
         (_badge("critical", "security-critical"), Severity.BLOCKER),
         (_badge("high", "high-priority"), Severity.CRITICAL),
         (_badge("medium", "medium-priority"), Severity.MAJOR),
         (_badge("low", "low-priority"), Severity.MINOR),
-    ])
-    signal_rules = (
+    ]),
+    signal_rules=(
         # reviewer-dialects §4 (refs 39673545358, 38860890989): unsupported file types;
         # quota wording from tool authors (ref 69379069987).
         rule("skipped", r"unable to generate a review|daily quota|reached your daily quota"),
@@ -45,11 +45,12 @@ class GeminiProfile(Profile):
         # feedback shortly") comes before the review: alone, it is not one.
         rule("progress", r"^#+\s*Summary of Changes\b|Using Gemini Code Assist|^#+\s*Gemini Code Assist\b",
              placeholder=True),
-    )
-    labels = (
+    ),
+    labels=(
         (Severity.BLOCKER, "![critical] badge (also ![security-critical])"),
         (Severity.CRITICAL, "![high] high-priority badge"),
         (Severity.MAJOR, "![medium] medium-priority badge"),
         (Severity.MINOR, "![low] low-priority badge"),
         (None, "no badge: INFO"),
-    )
+    ),
+)

@@ -14,32 +14,52 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, rule
-from redline_canary.profiles.dialect import clean_path, compile_table, itemized_locations, p_labels, p_scale
+from redline_canary.profiles.base import PlainHooks, Profile, rule
+from redline_canary.profiles.citations import SummaryLocation, clean_path, line_span
+from redline_canary.profiles.dialect import compile_table, itemized_locations, p_labels, p_scale
 from redline_canary.severity import Severity
 
 _PROMPT_LINE = re.compile(r"^\s*Line:\s*(?P<a>\d+)(?:\s*-\s*(?P<b>\d+))?", re.MULTILINE)
 _PROMPT_PATH = re.compile(r"^\s*Path:\s*`?(?P<path>[^\s`]+)`?", re.MULTILINE)
 
 
-class GreptileProfile(Profile):
-    name = "greptile"
-    reads_reactions = True  # 👍 on the PR means "reviewed"
-    description = "Greptile; P0-P3 badges (legacy logic/syntax/style/info prefixes)"
-    logins = frozenset({"greptile-apps[bot]"})
-    any_bot = False
-    trigger_phrases = ("@greptileai", "@greptile")
-    mine_summaries = True
-    discussion_links = True
-    severity_patterns = (
+class GreptileHooks(PlainHooks):
+    """Legacy out-of-diff findings sit in the review body; prompts name a moved line."""
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        if comment.channel != "review":
+            return []  # the summary comment lists inline threads, not new places
+        return itemized_locations(comment.body, ("path_comma_line", "blob"), profile.severity)
+
+    def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
+        line = _PROMPT_LINE.search(comment.body)
+        if line is None:
+            return None
+        where = _PROMPT_PATH.search(comment.body)
+        path = clean_path(where["path"]) if where else comment.path
+        if not path:
+            return None
+        return SummaryLocation(path, *line_span(line["a"], line["b"]))
+
+
+GREPTILE = Profile(
+    name="greptile",
+    reads_reactions=True,  # 👍 on the PR means "reviewed"
+    description="Greptile; P0-P3 badges (legacy logic/syntax/style/info prefixes)",
+    logins=frozenset({"greptile-apps[bot]"}),
+    any_bot=False,
+    trigger_phrases=("@greptileai", "@greptile"),
+    mine_summaries=True,
+    discussion_links=True,
+    severity_patterns=(
         *p_scale(r"""<img\b[^>]*\balt=["']P<n>["']""", r"badges/p<n>\.svg"),
         *compile_table([
             (r"\*\*(?:logic|syntax):\*\*|\A\s*(?:logic|syntax):", Severity.MAJOR),
             (r"\*\*style:\*\*|\A\s*style:", Severity.MINOR),
             (r"\*\*info:\*\*|\A\s*info:", Severity.INFO),
         ]),
-    )
-    signal_rules = (
+    ),
+    signal_rules=(
         # Every `<!-- greptile-status -->` comment is Greptile declining a review:
         # "Too many files changed for review. (`3000 files found`, `500 file limit`)"
         # (shepherdjerred/monorepo#1229), "No reviewable files after applying ignore
@@ -56,28 +76,13 @@ class GreptileProfile(Profile):
         rule("clean", r"files? reviewed, 0 comments"),
         rule("done", r"Last reviewed commit|Confidence Score|files? reviewed, \d+ comments?|^\s*👍\s*$"
                      r"|greptile_summary|Greptile Summary|Greptile Overview"),
-    )
-    labels = (
+    ),
+    labels=(
         *p_labels('<img alt="P<n>"> badge'),
         (Severity.MAJOR, "legacy **logic:**, **syntax:**"),
         (Severity.MINOR, "legacy **style:**"),
         (Severity.INFO, "legacy **info:**"),
         (None, "no badge: INFO"),
-    )
-
-    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        if comment.channel != "review":
-            return []  # the summary comment lists inline threads, not new places
-        return itemized_locations(comment.body, ("path_comma_line", "blob"), self.severity)
-
-    def body_location(self, comment: Comment) -> SummaryLocation | None:
-        line = _PROMPT_LINE.search(comment.body)
-        if line is None:
-            return None
-        where = _PROMPT_PATH.search(comment.body)
-        path = clean_path(where["path"]) if where else comment.path
-        if not path:
-            return None
-        a = int(line["a"])
-        b = int(line["b"]) if line["b"] else a
-        return SummaryLocation(path, min(a, b), max(a, b))
+    ),
+    hooks=GreptileHooks(),
+)

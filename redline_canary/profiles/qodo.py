@@ -17,8 +17,10 @@ import re
 from collections.abc import Sequence
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SeverityTable, SummaryLocation, rule
-from redline_canary.profiles.dialect import citations, compile_table, items
+from redline_canary.profiles.base import PlainHooks, Profile, rule
+from redline_canary.profiles.citations import SummaryLocation, citations
+from redline_canary.profiles.dialect import compile_table, items
+from redline_canary.profiles.spec import SeverityTable
 from redline_canary.severity import Severity
 
 _IMPORTANCE = r"importance\s*\[1-10\]\s*:\s*\**\s*(?:{digits})\b"
@@ -55,18 +57,66 @@ def _norm(text: str) -> str:
     return _WORDS.sub(" ", re.sub(r"<[^>]+>", " ", text)).strip().lower()
 
 
-class QodoProfile(Profile):
-    name = "qodo"
-    description = "Qodo Merge / PR-Agent; importance 1-10, Action required / Remediation recommended"
-    logins = frozenset({
+class QodoHooks(PlainHooks):
+    """Severity is the section heading above a finding; inline threads borrow it by title."""
+
+    @staticmethod
+    def _section_level(body: str, pos: int) -> Severity | None:
+        """The severity heading in force at ``pos`` (the last one above it)."""
+        best: tuple[int, Severity] | None = None
+        for pattern, level in _SECTIONS:
+            for m in pattern.finditer(body, 0, pos):
+                if best is None or m.start() > best[0]:
+                    best = (m.start(), level)
+        return best[1] if best else None
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        out: list[SummaryLocation] = []
+        for pos, chunk in items(comment.body, _ROW):
+            found = citations(chunk, ("bracket_range", "blob"))
+            if not found:
+                continue
+            rated = _first(_IMPORTANCES, chunk) or _first(_ROW_LEVELS, chunk)
+            out.extend(
+                SummaryLocation(c.path, c.start, c.end,
+                                rated or self._section_level(comment.body, pos + c.pos))
+                for c in found
+            )
+        return out
+
+    def inline_severities(self, profile: Profile, comments: Sequence[Comment]) -> dict[int, Severity]:
+        titles: dict[str, Severity] = {}
+        for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
+            if c.channel == "inline":
+                continue
+            for m in _FINDING.finditer(c.body):
+                level = self._section_level(c.body, m.start())
+                title = _norm(m["title"])
+                if level is not None and len(title) >= 8:
+                    titles[title] = level
+        found = super().inline_severities(profile, comments)
+        for c in comments:
+            if c.channel == "inline" and c.id not in found and profile.severity(c.body) is None:
+                head = _norm(c.body[:400])
+                for title, level in titles.items():
+                    if title in head:
+                        found[c.id] = level
+                        break
+        return found
+
+
+QODO = Profile(
+    name="qodo",
+    description="Qodo Merge / PR-Agent; importance 1-10, Action required / Remediation recommended",
+    logins=frozenset({
         "qodo-merge-pro[bot]", "qodo-merge[bot]", "codium-pr-agent[bot]",
         "qodo-merge-pro-for-open-source[bot]", "qodo-code-review[bot]",
-    })
-    any_bot = False
-    trigger_phrases = ("/review", "/improve", "/describe")
-    mine_summaries = True
-    severity_patterns = (*_SECTIONS, *_IMPORTANCES)
-    signal_rules = (
+    }),
+    any_bot=False,
+    trigger_phrases=("/review", "/improve", "/describe"),
+    mine_summaries=True,
+    severity_patterns=(*_SECTIONS, *_IMPORTANCES),
+    signal_rules=(
         # Notices first: a quota or account notice is never hidden by a review marker.
         # "Qodo Merge was enabled for this repository, but no eligible user found. Please
         # link your Git account with your Qodo account" (The-PR-Agent/pr-agent#1526).
@@ -88,56 +138,14 @@ class QodoProfile(Profile):
         rule("progress", r"approaching your monthly quota", placeholder=True),
         # The paired description comment: a walkthrough, not a review.
         rule("progress", r"PR Summary by Qodo|^#+\s*(?:PR Description|User description)\b", placeholder=True),
-    )
-    labels = (
+    ),
+    labels=(
         (Severity.BLOCKER, '"Action required"; importance 9-10'),
         (Severity.CRITICAL, "importance 7-8"),
         (Severity.MAJOR, '"Remediation recommended"; importance 5-6'),
         (Severity.MINOR, "importance 3-4"),
         (Severity.INFO, "importance 1-2"),
         (None, "no rating: INFO"),
-    )
-
-    @staticmethod
-    def _section_level(body: str, pos: int) -> Severity | None:
-        """The severity heading in force at ``pos`` (the last one above it)."""
-        best: tuple[int, Severity] | None = None
-        for pattern, level in _SECTIONS:
-            for m in pattern.finditer(body, 0, pos):
-                if best is None or m.start() > best[0]:
-                    best = (m.start(), level)
-        return best[1] if best else None
-
-    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        out: list[SummaryLocation] = []
-        for pos, chunk in items(comment.body, _ROW):
-            found = citations(chunk, ("bracket_range", "blob"))
-            if not found:
-                continue
-            rated = _first(_IMPORTANCES, chunk) or _first(_ROW_LEVELS, chunk)
-            out.extend(
-                SummaryLocation(c.path, c.start, c.end,
-                                rated or self._section_level(comment.body, pos + c.pos))
-                for c in found
-            )
-        return out
-
-    def inline_severities(self, comments: Sequence[Comment]) -> dict[int, Severity]:
-        titles: dict[str, Severity] = {}
-        for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
-            if c.channel == "inline":
-                continue
-            for m in _FINDING.finditer(c.body):
-                level = self._section_level(c.body, m.start())
-                title = _norm(m["title"])
-                if level is not None and len(title) >= 8:
-                    titles[title] = level
-        found = super().inline_severities(comments)
-        for c in comments:
-            if c.channel == "inline" and c.id not in found and self.severity(c.body) is None:
-                head = _norm(c.body[:400])
-                for title, level in titles.items():
-                    if title in head:
-                        found[c.id] = level
-                        break
-        return found
+    ),
+    hooks=QodoHooks(),
+)

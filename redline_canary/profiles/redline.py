@@ -40,25 +40,25 @@ _GENERIC_WORDS = [
 ]
 
 
-class RedlineProfile(Profile):
-    """The canonical dialect, and Redline's: ``Redline/<SEVERITY> [rule-id]`` in any case, else
-    a bare BLOCKER/HIGH/SUGGESTION word. An untagged comment is INFO unless the profile is
-    configured with ``untagged: lowest`` (Redline's SUGGESTION, as its scorer counts it)."""
-
-    name = "redline"
-    description = "[SEVERITY] tags, Redline/BLOCKER|HIGH|SUGGESTION prefixes and bare levels; any bot"
-    severity_patterns = tuple(_REDLINE_PREFIX + _SCALE_TAG)
-    severity_fallbacks = tuple(_REDLINE_BARE)
-    lowest_level = SEVERITY_MAP["SUGGESTION"].level
-    review_signal = "progress"  # home-grown bots may stream reviews: wait for stability
-    labels = (
+# The canonical dialect, and Redline's: ``Redline/<SEVERITY> [rule-id]`` in any case, else a
+# bare BLOCKER/HIGH/SUGGESTION word. An untagged comment is INFO unless the profile is
+# configured with ``untagged: lowest`` (Redline's SUGGESTION, as its scorer counts it).
+REDLINE = Profile(
+    name="redline",
+    description="[SEVERITY] tags, Redline/BLOCKER|HIGH|SUGGESTION prefixes and bare levels; any bot",
+    severity_patterns=tuple(_REDLINE_PREFIX + _SCALE_TAG),
+    severity_fallbacks=tuple(_REDLINE_BARE),
+    lowest_level=SEVERITY_MAP["SUGGESTION"].level,
+    review_signal="progress",  # home-grown bots may stream reviews: wait for stability
+    labels=(
         *((mapped.level, f"Redline/{word} [rule-id] (or a bare {word})") for word, mapped in SEVERITY_MAP.items()),
         *((s, f"[{s.name}]") for s in Severity),
-    )
+    ),
+)
 
-
-class GenericProfile(Profile):
-    name = "generic"
-    description = "redline tags plus critical/high/medium/low words; any bot"
-    severity_patterns = tuple(_SCALE_TAG + _REDLINE_PREFIX + _GENERIC_WORDS)
-    review_signal = "progress"
+GENERIC = Profile(
+    name="generic",
+    description="redline tags plus critical/high/medium/low words; any bot",
+    severity_patterns=tuple(_SCALE_TAG + _REDLINE_PREFIX + _GENERIC_WORDS),
+    review_signal="progress",
+)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from redline_canary.comments import Comment
-from redline_canary.profiles.base import Profile, SummaryLocation, rule
-from redline_canary.profiles.dialect import clean_path, compile_table
+from redline_canary.profiles.base import PlainHooks, Profile, rule
+from redline_canary.profiles.citations import SummaryLocation, clean_path, line_span
+from redline_canary.profiles.dialect import compile_table
 from redline_canary.severity import Severity
 
 _TAG = r"\*\*{kind}\s*(?:\((?P<area>[^)]*)\))?\s*:\*\*"
@@ -30,20 +31,39 @@ _LOCATION = re.compile(
 _CODE_CONTEXT = re.compile(r"<code_context>.*?(?:</code_context>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
-class SourceryProfile(Profile):
-    name = "sourcery"
-    description = "Sourcery; **issue (area):** / **suggestion:** / **nitpick:** tags"
-    logins = frozenset({"sourcery-ai[bot]"})
-    any_bot = False
-    trigger_phrases = ("@sourcery-ai",)
-    mine_summaries = True
-    severity_patterns = compile_table([
+class SourceryHooks(PlainHooks):
+    """The review body's prompt block re-lists every finding with its own tag."""
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        """``### Comment N`` items of the prompt block, each with its own tag's severity."""
+        body = comment.body
+        cuts = [m.start() for m in _COMMENT.finditer(body)]
+        out: list[SummaryLocation] = []
+        for pos, end in zip(cuts, [*cuts[1:], len(body)][: len(cuts)], strict=True):
+            chunk = body[pos:end]
+            m = _LOCATION.search(chunk)
+            if m is None:
+                continue
+            path = m["path"] or m["path2"]
+            level = profile.severity(_CODE_CONTEXT.sub(" ", chunk))
+            out.append(SummaryLocation(clean_path(path), *line_span(m["a"] or m["a2"], m["b"] or m["b2"]), level))
+        return out
+
+
+SOURCERY = Profile(
+    name="sourcery",
+    description="Sourcery; **issue (area):** / **suggestion:** / **nitpick:** tags",
+    logins=frozenset({"sourcery-ai[bot]"}),
+    any_bot=False,
+    trigger_phrases=("@sourcery-ai",),
+    mine_summaries=True,
+    severity_patterns=compile_table([
         (r"\*\*issue\s*\(\s*security\s*\)\s*:\*\*", Severity.BLOCKER),
         (_TAG.format(kind="issue"), Severity.MAJOR),
         (_TAG.format(kind="suggestion"), Severity.MINOR),
         (_TAG.format(kind="nitpick"), Severity.INFO),
-    ])
-    signal_rules = (
+    ]),
+    signal_rules=(
         # "Sorry @TenSt, your pull request is larger than the review limit of 150000 diff
         # characters" (saforem2/ezpz#240; index refs 55113773968, 60068301423).
         rule("skipped", r"larger than the review limit\b"),
@@ -59,28 +79,13 @@ class SourceryProfile(Profile):
         # The guide comment and the description summary come before the review: alone,
         # they are not one.
         rule("progress", r"^#+\s*Reviewer's Guide\b|Summary by Sourcery", placeholder=True),
-    )
-    labels = (
+    ),
+    labels=(
         (Severity.BLOCKER, "**issue (security):**"),
         (Severity.MAJOR, "**issue (any other area):**"),
         (Severity.MINOR, "**suggestion (...):**"),
         (Severity.INFO, "**nitpick:**"),
         (None, "no tag: INFO"),
-    )
-
-    def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        """``### Comment N`` items of the prompt block, each with its own tag's severity."""
-        body = comment.body
-        cuts = [m.start() for m in _COMMENT.finditer(body)]
-        out: list[SummaryLocation] = []
-        for pos, end in zip(cuts, [*cuts[1:], len(body)][: len(cuts)], strict=True):
-            chunk = body[pos:end]
-            m = _LOCATION.search(chunk)
-            if m is None:
-                continue
-            path = m["path"] or m["path2"]
-            a = int(m["a"] or m["a2"])
-            b = int(m["b"] or m["b2"] or a)
-            level = self.severity(_CODE_CONTEXT.sub(" ", chunk))
-            out.append(SummaryLocation(clean_path(path), min(a, b), max(a, b), level))
-        return out
+    ),
+    hooks=SourceryHooks(),
+)
