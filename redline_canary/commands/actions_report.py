@@ -1,8 +1,9 @@
 """``actions-report``: the action's last step — job summary, annotations and outputs.
 
 Why a command and not shell in ``action.yml``: the summary and annotations are rendered
-from the records file by the pure ``actions_render`` core, which is tested like the rest
-of the product; the composite action only passes the path and the exit code along.
+from the records file by the pure Actions core (``actions_summary``, ``actions_annotations``,
+``actions_outputs``), tested like the rest of the product; the composite action only passes
+the path and the exit code along.
 It reads the records the run wrote and never talks to GitHub, so it needs no token and
 is safe in an ``if: always()`` step, even after a cancelled run.
 """
