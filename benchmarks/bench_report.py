@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary.history import read_history
+from redline_canary.report_build import build_report
 from redline_canary.report_markdown import render_markdown
-from redline_canary.report_model import build_report
 from redline_canary.scoring import wilson
 
 SEVERITIES = ("BLOCKER", "CRITICAL", "MAJOR", "MINOR", "INFO")

@@ -14,11 +14,27 @@ import secrets
 import sys
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from redline_canary.actions_render import output_entry, workflow_command
 from redline_canary.errors import BadInput
+from redline_canary.workflow_commands import output_entry, workflow_command
+
+
+@dataclass(frozen=True)
+class ActionsEnv:
+    """What the runner tells a step through its environment, read once at a command's edge
+    (``from_args``) so the command body is handed it rather than reading ``os.environ``."""
+
+    active: bool = False  # GITHUB_ACTIONS=true: workflow commands are read from stdout
+    output: str = ""  # GITHUB_OUTPUT: the step's outputs file ("" when there is none)
+    summary: str = ""  # GITHUB_STEP_SUMMARY: the step's job summary file
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ActionsEnv:
+        return cls(env.get("GITHUB_ACTIONS") == "true", env.get("GITHUB_OUTPUT", ""),
+                   env.get("GITHUB_STEP_SUMMARY", ""))
 
 
 def in_github_actions() -> bool:
@@ -27,7 +43,8 @@ def in_github_actions() -> bool:
 
 def write_outputs(outputs: Mapping[str, str], path: str | None = None) -> bool:
     """Append step outputs to ``$GITHUB_OUTPUT`` (UTF-8, heredoc form for multi-line
-    values with a random delimiter). Returns False when there is no such file."""
+    values with a random delimiter). Returns False when there is no such file. ``path``
+    "" means none; None reads the environment (for commands not yet given an ActionsEnv)."""
     target = path if path is not None else os.environ.get("GITHUB_OUTPUT", "")
     if not target:
         return False
@@ -37,7 +54,8 @@ def write_outputs(outputs: Mapping[str, str], path: str | None = None) -> bool:
 
 
 def append_summary(markdown: str, path: str | None = None) -> bool:
-    """Append to ``$GITHUB_STEP_SUMMARY``; False when the step has none."""
+    """Append to ``$GITHUB_STEP_SUMMARY``; False when the step has none (``path`` as in
+    :func:`write_outputs`)."""
     target = path if path is not None else os.environ.get("GITHUB_STEP_SUMMARY", "")
     if not target:
         return False
@@ -54,12 +72,13 @@ def emit(commands: Iterable[str], stream: TextIO | None = None) -> None:
 
 
 @contextlib.contextmanager
-def commands_suspended(stream: TextIO | None = None) -> Iterator[None]:
+def commands_suspended(stream: TextIO | None = None, *, active: bool | None = None) -> Iterator[None]:
     """Under Actions, suspend workflow-command processing while outside text is printed:
     ``::stop-commands::<random token>`` before, ``::<token>::`` after (also when the block
     raises). The token is fresh and unguessable, so no record field can end the pause.
-    Outside Actions nothing is printed: a terminal has no commands to suspend."""
-    if not in_github_actions():
+    Outside Actions nothing is printed: a terminal has no commands to suspend. ``active``
+    is :attr:`ActionsEnv.active`; None reads the environment."""
+    if not (in_github_actions() if active is None else active):
         yield
         return
     out = stream or sys.stdout

@@ -106,11 +106,34 @@ def gate_options(*, floor: Severity, min_recall: float | None, require_citation:
                        floor=floor.name, baseline=spec, acknowledgements=acknowledgements)
 
 
+def add_default_flag(p: Any, flag: str, kind: type = str) -> None:
+    """A flag whose default comes from the one table (:mod:`redline_canary.defaults`), with
+    the help saying what it is: ``%(default)s``, or the manifest first for ``score``."""
+    d = BY_FLAG[flag]
+    if d.after_manifest:
+        p.add_argument(flag, type=kind, default=None,
+                       help=f"{d.help} (default: the capture's manifest, else {d.value})")
+    else:
+        p.add_argument(flag, type=kind, default=d.value, help=f"{d.help} (default: %(default)s)")
+
+
+def add_scoring_options(p: Any) -> None:
+    """The scoring and gate flags ``run`` and ``score`` share (DESIGN §6): declared once,
+    here, so the two commands cannot spell, default or explain them differently."""
+    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    add_default_flag(p, "--window", int)
+    add_default_flag(p, "--floor")
+    p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
+    p.add_argument("--min-recall", type=float, help="gate: fail below this recall")
+    p.add_argument("--require-citation", action="store_true",
+                   help="gate: every caught seed's comment must name its rule id")
+    add_gate_options(p)
+
+
 def add_gate_options(p: Any) -> None:
     """The gate flags ``run`` and ``score`` share (DESIGN §6), defaults from the one table."""
-    d = BY_FLAG["--blocker-gate"]
-    p.add_argument("--blocker-gate", choices=BLOCKER_GATES, default=d.value,
-                   help=f"{d.help} (default: %(default)s)")
+    p.add_argument("--blocker-gate", choices=BLOCKER_GATES, default=BY_FLAG["--blocker-gate"].value,
+                   help=f"{BY_FLAG['--blocker-gate'].help} (default: %(default)s)")
     p.add_argument("--baseline", nargs="?", const="previous", default=None, metavar="previous|window:N",
                    help="gate on regressions: against the previous comparable record, or a rolling "
                    "window of the last N (newly missed BLOCKER fails, intermittent warns)")

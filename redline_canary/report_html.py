@@ -36,8 +36,8 @@ from redline_canary.report_model import (
     Report,
     RunPoint,
     TargetReport,
-    calibration_view,
 )
+from redline_canary.report_stats import calibration_view
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

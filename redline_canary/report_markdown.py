@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from redline_canary.legacy_model import EXPLAINER as LEGACY_EXPLAINER
 from redline_canary.legacy_model import HEADING as LEGACY_HEADING
 from redline_canary.legacy_model import TABLE_HEAD as LEGACY_HEAD
+from redline_canary.markdown_fit import SUMMARY_LIMIT, drop_sections, size
 from redline_canary.render import md_code, md_text
 from redline_canary.report_model import (
     NONE,
@@ -20,10 +21,10 @@ from redline_canary.report_model import (
     Report,
     RunPoint,
     TargetReport,
-    calibration_view,
 )
+from redline_canary.report_stats import calibration_view
 
-MARKDOWN_LIMIT = 1_000_000  # GitHub's job summary limit
+MARKDOWN_LIMIT = SUMMARY_LIMIT  # GitHub's job summary limit
 DEFAULT_MARKDOWN_RUNS = 12
 _CELL = {"caught": "🟩", "undercalled": "🟨", "missed": "🟥", NONE: "⬜"}
 LEGEND = "🟩 caught · 🟨 undercalled (found, rated too low) · 🟥 missed · ⬜ not measured"
@@ -231,20 +232,6 @@ def render_markdown(report: Report, max_runs: int = DEFAULT_MARKDOWN_RUNS,
         if runs > max_runs:
             continue
         text = "\n".join(line for s in _sections(report, runs) for line in s) + "\n"
-        if len(text.encode("utf-8")) <= limit:
+        if size(text) <= limit:
             return text
-    sections = _sections(report, 1)
-    note_room = 200
-    kept: list[str] = []
-    size = 0
-    for i, sec in enumerate(sections):
-        chunk = "\n".join(sec) + "\n"
-        n = len(chunk.encode("utf-8"))
-        if size + n > limit - note_room:
-            kept.append(f"\n_{len(sections) - i} section(s) left out to stay under "
-                        f"{limit} bytes; render with --html for the full report._\n")
-            break
-        kept.append(chunk)
-        size += n
-    text = "".join(kept)
-    return text if len(text.encode("utf-8")) <= limit else text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+    return drop_sections(_sections(report, 1), limit)

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clirun import cli
+from clirun import cli_main
 
 
 @pytest.fixture()
@@ -25,7 +25,7 @@ def _lines(path: Path) -> list[str]:
 # --- corpus export --------------------------------------------------------------------
 def test_export_writes_exactly_what_the_reviewer_sees_and_the_key_beside_it(corpus: Path, tmp_path: Path) -> None:
     out, key = tmp_path / "kit", tmp_path / "key.json"
-    res = cli("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
+    res = cli_main("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
               "--out", str(out), "--key", str(key))
     assert res.returncode == 0, res.stderr
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
@@ -44,14 +44,14 @@ def test_export_refuses_a_folder_that_holds_anything_and_writes_nothing(corpus: 
     out = tmp_path / "kit"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    res = cli("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", "clean", "--out", str(out))
+    res = cli_main("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", "clean", "--out", str(out))
     assert res.returncode == 2 and "--out" in res.stderr
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
 
 def test_export_refuses_a_key_inside_the_kit(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "kit"
-    res = cli("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
+    res = cli_main("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
               "--out", str(out), "--key", str(out / "key.json"))
     assert res.returncode == 2 and "--key" in res.stderr
     assert not out.exists()
@@ -66,7 +66,7 @@ def test_an_extent_is_mapped_in_blind_mode_and_matches_a_comment_on_its_last_lin
         "    return items[start : start + size - 1]\n",
         "    return items[start : start + size - 1]\n    # the page ends one early\n"))
     key = tmp_path / "key.json"
-    res = cli("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
+    res = cli_main("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
               "--out", str(tmp_path / "kit"), "--key", str(key))
     assert res.returncode == 0, res.stderr
     off = next(m for m in json.loads(key.read_text())["markers"] if m["n"] == 3)
@@ -74,7 +74,7 @@ def test_an_extent_is_mapped_in_blind_mode_and_matches_a_comment_on_its_last_lin
     findings = tmp_path / "f.json"
     findings.write_text(json.dumps([{"path": "app.py", "line": off["end_line"], "severity": "MAJOR",
                                      "body": "page drops its last item"}]))
-    res = cli("score", "--findings", str(findings), "--corpus", str(corpus), "--stack", "mini",
+    res = cli_main("score", "--findings", str(findings), "--corpus", str(corpus), "--stack", "mini",
               "--kind", "seeded", "--window", "0", "--json")
     record = json.loads(res.stdout)
     # With no window at all, only the extent can take a comment one line below the anchor.
@@ -89,7 +89,7 @@ def test_lint_refuses_an_extent_past_the_end_or_over_another_marker(corpus: Path
     text = text.replace("# BORDERLINE 1 float", "# BORDERLINE 1 float")
     text = text.replace("(core/missing-case) {symbol: REFUNDED}", "(core/missing-case) {symbol: REFUNDED} {lines: 99}")
     app.write_text(text)
-    res = cli("corpus", "lint", "--corpus", str(corpus))
+    res = cli_main("corpus", "lint", "--corpus", str(corpus))
     assert res.returncode == 2
     assert "runs into the marker comment on line 16" in res.stdout
     assert "{lines: 99}" in res.stdout
@@ -98,7 +98,7 @@ def test_lint_refuses_an_extent_past_the_end_or_over_another_marker(corpus: Path
 # --- score --findings ----------------------------------------------------------------
 def _export_key(corpus: Path, tmp_path: Path, kind: str) -> dict[str, dict[str, object]]:
     key = tmp_path / f"key-{kind}.json"
-    cli("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", kind,
+    cli_main("corpus", "export", "--corpus", str(corpus), "--stack", "mini", "--kind", kind,
         "--out", str(tmp_path / f"kit-{kind}"), "--key", str(key))
     return {f"{m['kind']}{m['n']}": m for m in json.loads(key.read_text())["markers"]}
 
@@ -112,7 +112,7 @@ def test_findings_json_scores_like_a_capture_with_evidence_and_blocker_found(cor
         {"path": "app.py", "line": key["seed2"]["line"], "end_line": key["seed2"]["line"], "severity": "high",
          "body": "SQL built with an f-string", "rule": "core/sql-injection"},
     ]))
-    res = cli("score", "--findings", str(findings), "--corpus", str(corpus), "--stack", "mini", "--kind",
+    res = cli_main("score", "--findings", str(findings), "--corpus", str(corpus), "--stack", "mini", "--kind",
               "seeded", "--reviewer-name", "alice", "--json")
     assert res.returncode == 1, res.stderr  # SQL injection found but rated high (CRITICAL): gate fails
     record = json.loads(res.stdout)
@@ -143,7 +143,7 @@ def test_sarif_maps_security_severity_and_level(corpus: Path, tmp_path: Path) ->
         ]}]}
     path = tmp_path / "r.sarif"
     path.write_text(json.dumps(sarif))
-    res = cli("score", "--findings", str(path), "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
+    res = cli_main("score", "--findings", str(path), "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
               "--json")
     record = json.loads(res.stdout)
     caught = {s["n"]: s["evidence"] for s in record["caught_seeds"]}
@@ -165,7 +165,7 @@ def test_a_bad_findings_file_is_one_line_naming_the_key(corpus: Path, tmp_path: 
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(doc))
     history = tmp_path / "h.jsonl"
-    res = cli("score", "--findings", str(path), "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
+    res = cli_main("score", "--findings", str(path), "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
               "--history", str(history))
     assert res.returncode == 2
     assert says in res.stderr and str(path) in res.stderr and len(res.stderr.strip().splitlines()) == 1
@@ -175,7 +175,7 @@ def test_a_bad_findings_file_is_one_line_naming_the_key(corpus: Path, tmp_path: 
 def test_an_empty_findings_list_is_a_clean_pass_not_silence(corpus: Path, tmp_path: Path) -> None:
     path = tmp_path / "none.json"
     path.write_text("[]")
-    res = cli("score", "--findings", str(path), "--corpus", str(corpus), "--stack", "mini", "--kind", "clean",
+    res = cli_main("score", "--findings", str(path), "--corpus", str(corpus), "--stack", "mini", "--kind", "clean",
               "--json")
     record = json.loads(res.stdout)
     assert res.returncode == 0 and record["outcome"] == "scored" and record["clean_false_positives"] == 0
@@ -195,11 +195,11 @@ def test_audit_lists_clean_flags_noise_and_undercalls_grouped_by_place(corpus: P
                              ("cy", "clean", clean_findings)):
         path = tmp_path / f"{who}.json"
         path.write_text(json.dumps(items))
-        res = cli("score", "--findings", str(path), "--corpus", str(corpus), "--stack", "mini", "--kind", kind,
+        res = cli_main("score", "--findings", str(path), "--corpus", str(corpus), "--stack", "mini", "--kind", kind,
                   "--reviewer-name", who, "--history", str(history))
         assert res.returncode in (0, 1), res.stderr
     md = tmp_path / "work.md"
-    res = cli("corpus", "audit", str(history), "--corpus", str(corpus), "--json", "--markdown", str(md))
+    res = cli_main("corpus", "audit", str(history), "--corpus", str(corpus), "--json", "--markdown", str(md))
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     entries = doc["entries"]
@@ -218,7 +218,7 @@ def test_audit_lists_clean_flags_noise_and_undercalls_grouped_by_place(corpus: P
 def _with_log(corpus: Path, log: str, rubric: str = "# Rubric\n\nVersion: 1.2.0\n") -> tuple[int, str]:
     (corpus / "RUBRIC.md").write_text(rubric)
     (corpus / "adjudications.yml").write_text(log)
-    res = cli("corpus", "lint", "--corpus", str(corpus))
+    res = cli_main("corpus", "lint", "--corpus", str(corpus))
     return res.returncode, res.stdout
 
 
@@ -260,5 +260,5 @@ def test_the_log_is_checked_against_the_rubric_and_the_corpus(corpus: Path, log:
 def test_the_shipped_rubric_and_log_agree() -> None:
     root = Path(__file__).resolve().parent.parent / "seeds"
     assert "Version: " in (root / "RUBRIC.md").read_text()
-    res = cli("corpus", "lint")
+    res = cli_main("corpus", "lint")
     assert res.returncode == 0, res.stdout

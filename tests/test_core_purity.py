@@ -11,13 +11,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "redline_canary"
 CORE = [
     "severity", "markers", "publication", "comments", "findings", "matching", "scoring",
     "secrets", "corpus_model", "capture", "evaluate", "render", "baseline", "actions_render",
+    "workflow_commands", "actions_outputs", "actions_annotations", "actions_summary", "markdown_fit",
     "polling", "github_errors", "verdict", "defaults", "acknowledgements", "findings_import", "audit", "extraction",
     "profiles/__init__", "profiles/base", "profiles/redline", "profiles/dialect", "profiles/notices",
     "profiles/citations", "profiles/spec",
     "profiles/copilot", "profiles/coderabbit", "profiles/codex", "profiles/gemini",
     "profiles/claude", "profiles/bugbot", "profiles/greptile", "profiles/sourcery",
-    "profiles/qodo", "profiles/cubic", "report_model", "report_markdown", "regression_issue", "redline_scale",
-    "redline_import", "legacy_model", "record", "rule_ids",
+    "profiles/qodo", "profiles/cubic", "report_model", "report_build", "report_stats", "report_markdown",
+    "regression_issue", "redline_scale", "redline_import", "legacy_model", "record", "rule_ids",
 ]
 FORBIDDEN = {
     "os", "io", "pathlib", "shutil", "tempfile", "glob", "socket", "ssl", "select", "http",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from clirun import ROOT, cli
+from clirun import ROOT, cli_main
 
 from redline_canary.corpus import load_corpus
 from redline_canary.corpus_model import lint, summary, view
@@ -28,7 +28,7 @@ def files_with(*suffixes: str) -> list[Path]:
 
 
 def test_corpus_lint_passes_on_the_whole_corpus() -> None:
-    res = cli("corpus", "lint", "--corpus", str(SEEDS))
+    res = cli_main("corpus", "lint", "--corpus", str(SEEDS))
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -91,7 +91,7 @@ def test_provider_patterns_catch_the_real_shapes() -> None:
 
 def test_readme_counts_table_is_what_corpus_show_prints() -> None:
     readme = (SEEDS / "README.md").read_text()
-    table = cli("corpus", "show", "--corpus", str(SEEDS)).stdout.strip()
+    table = cli_main("corpus", "show", "--corpus", str(SEEDS)).stdout.strip()
     assert table in readme, "regenerate with: redline-canary corpus show > table (see seeds/README.md)"
 
 
@@ -169,5 +169,5 @@ def _first_error(node: object) -> str:
 
 
 def test_corpus_show_json_lists_all_stacks() -> None:
-    data = json.loads(cli("corpus", "show", "--json").stdout)
+    data = json.loads(cli_main("corpus", "show", "--json").stdout)
     assert sorted(data["stacks"]) == sorted(STACKS)

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clirun import cli
+from clirun import cli_main
 
 
 @pytest.fixture()
@@ -18,7 +18,7 @@ def corpus(tmp_path: Path, mini_corpus: Path) -> Path:
 
 
 def lint(corpus: Path) -> tuple[int, list[str]]:
-    res = cli("corpus", "lint", "--corpus", str(corpus))
+    res = cli_main("corpus", "lint", "--corpus", str(corpus))
     return res.returncode, res.stdout.splitlines()
 
 
@@ -77,17 +77,17 @@ def test_bad_rules_catalog(corpus: Path) -> None:
     code, out = lint(corpus)
     assert code == 2 and any("rules.core/x-y.severity: unknown severity 'HUGE'" in o for o in out)
     (corpus / "rules.yml").write_text("rules: [unclosed\n")
-    res = cli("corpus", "lint", "--corpus", str(corpus))
+    res = cli_main("corpus", "lint", "--corpus", str(corpus))
     assert res.returncode == 2 and "rules.yml:2: not valid YAML" in res.stderr
 
 
 def test_missing_corpus_folder(tmp_path: Path) -> None:
-    res = cli("corpus", "lint", "--corpus", str(tmp_path / "nope"))
+    res = cli_main("corpus", "lint", "--corpus", str(tmp_path / "nope"))
     assert res.returncode == 2 and "corpus folder not found" in res.stderr
 
 
 def test_show_json_shape_and_fingerprint_tracks_content(corpus: Path) -> None:
-    res = cli("corpus", "show", "--corpus", str(corpus), "--json")
+    res = cli_main("corpus", "show", "--corpus", str(corpus), "--json")
     data = json.loads(res.stdout)
     mini = data["stacks"]["mini"]
     assert data["total_markers"] == 6
@@ -97,9 +97,9 @@ def test_show_json_shape_and_fingerprint_tracks_content(corpus: Path) -> None:
     assert len(before) == 16 and int(before, 16) >= 0
     clean = corpus / "clean/mini/app.py"
     clean.write_text(clean.read_text() + "\n")
-    after = json.loads(cli("corpus", "show", "--corpus", str(corpus), "--json").stdout)
+    after = json.loads(cli_main("corpus", "show", "--corpus", str(corpus), "--json").stdout)
     assert after["stacks"]["mini"]["fingerprint"] != before
-    res = cli("corpus", "show", "--corpus", str(corpus), "--stack", "nope")
+    res = cli_main("corpus", "show", "--corpus", str(corpus), "--stack", "nope")
     assert res.returncode == 2 and "unknown stack 'nope'" in res.stderr
 
 
@@ -109,11 +109,11 @@ def test_score_refuses_a_stack_whose_answer_key_is_broken(corpus: Path, tmp_path
     cap = tmp_path / "cap.json"
     cap.write_text(json.dumps({"repo": "a/b", "review_comments": [], "reviews": [], "issue_comments": []}))
     hist = tmp_path / "h.jsonl"
-    res = cli("score", "--capture", str(cap), "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
+    res = cli_main("score", "--capture", str(cap), "--corpus", str(corpus), "--stack", "mini", "--kind", "seeded",
               "--history", str(hist))
     assert res.returncode == 2 and "unknown rule 'core/no-such-rule'" in res.stderr
     assert "corpus lint" in res.stderr and not hist.exists()
-    assert cli("corpus", "show", "--corpus", str(corpus), "--stack", "mini").returncode == 0
+    assert cli_main("corpus", "show", "--corpus", str(corpus), "--stack", "mini").returncode == 0
 
 
 def test_byte_code_caches_of_an_installed_corpus_are_not_corpus(corpus: Path) -> None:
@@ -153,5 +153,5 @@ def test_marker_text_the_language_cannot_hold_is_a_lint_error_and_never_pushed(c
     assert any(line.endswith("seeded/mini/web/bio.component.ts:6: text shaped like a marker ('SEED 9') is not a "
                              "marker comment of this file's language (comments here open with // /*): blind mode "
                              "would push it to the reviewer") for line in lines), lines
-    run = cli("run", "--dry-run", "--repo", "acme/canary", "--stack", "mini", "--corpus", str(corpus))
+    run = cli_main("run", "--dry-run", "--repo", "acme/canary", "--stack", "mini", "--corpus", str(corpus))
     assert run.returncode == 2 and "bio.component.ts:6" in run.stderr, run.stderr

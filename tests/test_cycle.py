@@ -2,9 +2,10 @@
 
 Where the wire is not the point, ``run`` runs in this process with its clients mounted on
 the sandbox's WSGI app (no socket; a dropped connection still surfaces as httpx's
-transport error). Signals, the janitor after a SIGKILL, the demo and the CLI's own input
-checks run the real CLI in a subprocess over a real socket (``wire_sb``). Every test ends
-by asserting the sandbox holds no canary PR and no canary branch.
+transport error). Signals and the demo run the real CLI in a subprocess; the CLI's own
+input checks and the janitor after a SIGKILL go through ``cli.main`` in this process, over
+a real socket (``wire_sb``). Every test ends by asserting the sandbox holds no canary PR
+and no canary branch.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from clirun import ROOT, cli
+from clirun import ROOT, cli, cli_main
 from sandboxing import TOKEN, assert_no_canary_left, canary_sandbox, run_in_process
 
 from redline_canary.clock import FakeClock
@@ -82,7 +83,7 @@ def test_happy_path_with_the_real_bandit_reviewer(sb: Sandbox, tmp_path: Path) -
     # The saved capture re-scores offline to the very same numbers (its manifest says how).
     saved = sorted(captures.glob("*-seeded-1.json"))
     assert len(saved) == 1
-    again = json.loads(cli("score", "--capture", str(saved[0]), "--corpus", str(CORPUS), "--json").stdout)
+    again = json.loads(cli_main("score", "--capture", str(saved[0]), "--corpus", str(CORPUS), "--json").stdout)
     for key in ("caught", "undercalled", "missed", "duplicates", "noise", "blocker_recall", "recall_ci95",
                 "corpus_fingerprint", "pr"):
         assert again[key] == seeded[key], key
@@ -166,7 +167,7 @@ def test_invalid_targets_exit_2_and_touch_nothing(wire_sb: Sandbox, tmp_path: Pa
         ('[{"repo": "acme/x", "stack": "mini", "reviewer": "hal"}]', "[0].reviewer: unknown profile"),
         ('[{"repo": "nope", "stack": "mini"}]', "[0].repo: expected OWNER/NAME"),
     ]:
-        res = cli("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", wire_sb.url,
+        res = cli_main("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", wire_sb.url,
                   "--history", str(tmp_path / "h.jsonl"), env={"GITHUB_TOKEN": TOKEN})
         assert res.returncode == 2, res.stderr
         assert message in res.stderr and len(res.stderr.strip().splitlines()) == 1
@@ -174,7 +175,7 @@ def test_invalid_targets_exit_2_and_touch_nothing(wire_sb: Sandbox, tmp_path: Pa
 
 
 def test_dry_run_prints_the_plan_and_touches_nothing(wire_sb: Sandbox, tmp_path: Path) -> None:
-    res = cli("run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", wire_sb.url,
+    res = cli_main("run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", wire_sb.url,
               "--dry-run", "--run-id", "plan1")
     assert res.returncode == 0 and "mini/seeded" in res.stdout and "mini/clean" in res.stdout
     assert wire_sb.requests == []
@@ -223,7 +224,7 @@ def test_sigkill_mid_poll_then_janitor_leaves_nothing(wire_sb: Sandbox, tmp_path
     proc.kill()
     proc.wait(timeout=10)
     assert len(wire_sb.open_pulls(REPO)) == 3
-    res = cli("janitor", "--repo", REPO, "--api-url", wire_sb.url, "--run-id", "sigkill1", "--json",
+    res = cli_main("janitor", "--repo", REPO, "--api-url", wire_sb.url, "--run-id", "sigkill1", "--json",
               env={"GITHUB_TOKEN": TOKEN})
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
@@ -243,16 +244,17 @@ def test_janitor_older_than_removes_only_old_leftovers(tmp_path: Path) -> None:
             proc.kill()
             proc.wait(timeout=10)
             age[0] = 0.0
-        res = cli("janitor", "--repo", REPO, "--api-url", sandbox.url, "--older-than", "2h", "--json",
+        res = cli_main("janitor", "--repo", REPO, "--api-url", sandbox.url, "--older-than", "2h", "--json",
                   env={"GITHUB_TOKEN": TOKEN})
         report = json.loads(res.stdout)
         assert res.returncode == 0 and len(report["pulls"]) == 2 and len(report["branches"]) == 2
         assert all(b.startswith("rc/old-run-") for b in report["branches"])
         left = sandbox.open_pulls(REPO)
         assert len(left) == 2 and all("rc:run=new-run" in (p.body or "") for p in left)
-        assert cli("janitor", "--repo", REPO, "--api-url", sandbox.url, "--older-than", "nonsense",
+        assert cli_main("janitor", "--repo", REPO, "--api-url", sandbox.url, "--older-than", "nonsense",
                    env={"GITHUB_TOKEN": TOKEN}).returncode == 2
-        cli("janitor", "--repo", REPO, "--api-url", sandbox.url, "--run-id", "new-run", env={"GITHUB_TOKEN": TOKEN})
+        cli_main("janitor", "--repo", REPO, "--api-url", sandbox.url, "--run-id", "new-run",
+                 env={"GITHUB_TOKEN": TOKEN})
         assert_no_canary_left(sandbox, REPO)
 
 
@@ -302,7 +304,7 @@ def test_confirmation_rerun_clears_a_blocker_caught_the_second_time(sb: Sandbox,
     assert [r["attempt"] for r in seeded] == [1, 2]
     assert not seeded[0]["gate"]["passed"] and seeded[1]["gate"]["passed"]
     hist = tmp_path / "history.jsonl"
-    gate = cli("gate", str(hist), "--run-id", "t1")
+    gate = cli_main("gate", str(hist), "--run-id", "t1")
     assert gate.returncode == 1  # the clean PR is flagged: same comments on clean code
     assert "mini/seeded: scored PASS" in gate.stdout.replace("acme/canary-mini ", "")
 
@@ -362,7 +364,7 @@ def test_codex_thumbs_up_is_clean_and_done_not_silent(sb: Sandbox, tmp_path: Pat
 
 def test_two_reviewers_on_one_repo_and_stack_are_rejected_before_any_request(wire_sb: Sandbox, tmp_path: Path) -> None:
     targets = json.dumps([{"repo": REPO, "stack": "mini"}, {"repo": REPO, "stack": "mini", "reviewer": "copilot"}])
-    res = cli("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", wire_sb.url,
+    res = cli_main("run", "--targets", targets, "--corpus", str(CORPUS), "--api-url", wire_sb.url,
               env={"GITHUB_TOKEN": TOKEN})
     assert res.returncode == 2 and "[1]: acme/canary-mini mini is already target [0]" in res.stderr
     assert wire_sb.requests == []

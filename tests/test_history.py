@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from clirun import ROOT, cli
+from clirun import ROOT, cli_main
 
 from redline_canary import history
 from redline_canary.history import merge, read_history
@@ -93,16 +93,16 @@ def test_history_merge_and_gate_commands(tmp_path: Path) -> None:
     frag = tmp_path / "f.jsonl"
     append_records(frag, [record("run-9", "seeded", passed=False), record("run-9", "clean"),
                           record("run-8", "seeded")])
-    res = cli("history", "merge", str(out), str(frag))
+    res = cli_main("history", "merge", str(out), str(frag))
     assert res.returncode == 0 and "appended 3" in res.stdout
-    again = json.loads(cli("history", "merge", str(out), str(frag), "--json").stdout)
+    again = json.loads(cli_main("history", "merge", str(out), str(frag), "--json").stdout)
     assert (again["appended"], again["already_present"], again["corrupt"]) == (0, 3, [])
     for r in read_history(out).records:
         jsonschema.validate(r.to_json(), SCHEMA)
-    res = cli("gate", str(out), "--run-id", "run-9", "--json")
+    res = cli_main("gate", str(out), "--run-id", "run-9", "--json")
     assert res.returncode == 1 and json.loads(res.stdout)["exit_code"] == 1
-    assert cli("gate", str(out), "--run-id", "run-8").returncode == 0
-    res = cli("gate", str(out), "--run-id", "nope")
+    assert cli_main("gate", str(out), "--run-id", "run-8").returncode == 0
+    res = cli_main("gate", str(out), "--run-id", "nope")
     assert res.returncode == 2 and "no records with run_id 'nope'" in res.stderr
 
 
@@ -114,11 +114,11 @@ def test_gate_priority_and_confirmation_attempts(tmp_path: Path) -> None:
         record("r", "clean", stack="b", outcome="silent", passed=False),
         record("r", "seeded", stack="c", passed=False),
     ])
-    assert cli("gate", str(out), "--run-id", "r").returncode == 3  # silent (3) beats gate (1)
+    assert cli_main("gate", str(out), "--run-id", "r").returncode == 3  # silent (3) beats gate (1)
 
 
 def test_gate_on_unreadable_history_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "h.jsonl"
     bad.write_bytes(b"\xff\xfe\x00garbage")
-    res = cli("gate", str(bad), "--run-id", "x")
+    res = cli_main("gate", str(bad), "--run-id", "x")
     assert res.returncode == 2 and "h.jsonl" in res.stderr

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from actionrunner import load_yaml
-from clirun import ROOT, cli
+from clirun import ROOT, cli, cli_main
 from test_history import append_records, record
 from test_workflow_flow import DEV_CLI, RUN_ID, WORKFLOW, origin_history, record_job
 
@@ -61,7 +61,7 @@ def test_a_merge_that_hits_the_file_size_limit_leaves_the_history_exactly_as_it_
     assert res.stdout == ""  # no summary: the workflow reads that as "nothing merged"
     assert out.read_bytes() == before
     # With room, the same merge goes through whole.
-    assert cli("history", "merge", str(out), str(frag)).returncode == 0
+    assert cli_main("history", "merge", str(out), str(frag)).returncode == 0
     assert len(read_history(out).records) == 22 and read_history(out).corrupt == []
 
 
@@ -74,7 +74,7 @@ def test_a_torn_last_line_gets_its_newline_in_the_same_all_or_nothing_write(tmp_
     frag = jsonl(tmp_path / "frag.jsonl", [record("new")])
     assert limited(len(before) + 1, "history", "merge", str(out), str(frag)).returncode == 2
     assert out.read_bytes() == before  # not even the separating newline stayed
-    assert cli("history", "merge", str(out), str(frag)).returncode == 0
+    assert cli_main("history", "merge", str(out), str(frag)).returncode == 0
     read = read_history(out)
     assert [r.run_id for r in read.records] == ["old", "new"] and [n for n, _ in read.corrupt] == [2]
 

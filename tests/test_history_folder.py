@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from clirun import cli
+from clirun import cli_main
 from test_history import record
 
 
@@ -26,11 +26,11 @@ def test_merge_into_a_folder_files_each_record_under_its_year_and_stays_idempote
     folder.mkdir()
     frag = tmp_path / "frag.jsonl"
     _write(frag, [_rec("r2026", 2026), _rec("r2026", 2026, "clean"), _rec("r2027", 2027)])
-    assert cli("history", "merge", str(folder), str(frag)).returncode == 0
+    assert cli_main("history", "merge", str(folder), str(frag)).returncode == 0
     assert sorted(p.name for p in folder.iterdir()) == ["2026.jsonl", "2027.jsonl"]
     assert len((folder / "2026.jsonl").read_text().splitlines()) == 2
     before = {p.name: p.read_text() for p in folder.iterdir()}
-    assert cli("history", "merge", str(folder), str(frag)).returncode == 0  # nothing twice
+    assert cli_main("history", "merge", str(folder), str(frag)).returncode == 0  # nothing twice
     assert {p.name: p.read_text() for p in folder.iterdir()} == before
 
 
@@ -41,10 +41,10 @@ def test_every_reader_takes_the_folder(tmp_path: Path) -> None:
     _write(folder / "2027.jsonl", [_rec("new", 2027, passed=False), _rec("new", 2027, "clean")])
     (folder / "notes.txt").write_text("not a history file")
     (folder / "2027.jsonl").open("a").write("{broken\n")
-    gate = cli("gate", str(folder), "--run-id", "new")
+    gate = cli_main("gate", str(folder), "--run-id", "new")
     assert gate.returncode == 1 and "2027.jsonl: not valid JSON" in gate.stderr
-    assert cli("gate", str(folder), "--run-id", "old").returncode == 0
-    report = cli("report", str(folder))
+    assert cli_main("gate", str(folder), "--run-id", "old").returncode == 0
+    report = cli_main("report", str(folder))
     assert report.returncode == 0 and "3 records" in report.stdout
 
 
@@ -53,7 +53,7 @@ def test_score_appends_into_the_folder(tmp_path: Path, mini_corpus: Path) -> Non
     folder.mkdir()
     findings = tmp_path / "f.json"
     findings.write_text("[]")
-    res = cli("score", "--findings", str(findings), "--corpus", str(mini_corpus), "--stack", "mini",
+    res = cli_main("score", "--findings", str(findings), "--corpus", str(mini_corpus), "--stack", "mini",
               "--kind", "clean", "--history", str(folder))
     assert res.returncode == 0, res.stderr
     files = list(folder.iterdir())
@@ -71,7 +71,7 @@ def test_a_history_file_nearing_githubs_limit_draws_a_warning_in_the_job_summary
     frag = tmp_path / "frag.jsonl"
     _write(frag, [_rec("new", 2026)])
     summary = tmp_path / "summary.md"
-    done = cli("history", "merge", "--json", str(history), str(frag),
+    done = cli_main("history", "merge", "--json", str(history), str(frag),
                env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.splitlines()[-1])
@@ -86,7 +86,7 @@ def test_a_small_history_draws_no_warning(tmp_path: Path) -> None:
     folder.mkdir()
     frag = tmp_path / "frag.jsonl"
     _write(frag, [_rec("r", 2026)])
-    done = cli("history", "merge", "--json", str(folder), str(frag), env={"GITHUB_ACTIONS": "true"})
+    done = cli_main("history", "merge", "--json", str(folder), str(frag), env={"GITHUB_ACTIONS": "true"})
     assert done.returncode == 0
     assert json.loads(done.stdout.splitlines()[-1])["warnings"] == []
     assert "::warning" not in done.stdout and "warning:" not in done.stderr

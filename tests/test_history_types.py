@@ -15,7 +15,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from clirun import ROOT, cli
+from clirun import ROOT, cli_main
 from test_history import record
 
 from redline_canary.history import FIELDS, Kind, read_history
@@ -77,7 +77,7 @@ def test_gate_and_actions_report_refuse_a_malformed_record_naming_file_line_and_
     outputs.touch()
     for args in (["gate", str(hist), "--run-id", "r1"],
                  ["actions-report", str(hist), "--exit-code", "0", "--summary", str(tmp_path / "s.md")]):
-        res = cli(*args, env={"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": str(outputs)})
+        res = cli_main(*args, env={"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": str(outputs)})
         assert res.returncode == 2, (args[0], res.stdout, res.stderr)
         assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
         assert res.stderr.startswith(f"redline-canary: {hist}:2: {key}: expected"), res.stderr
@@ -94,7 +94,7 @@ def test_gate_and_actions_report_refuse_a_malformed_record_naming_file_line_and_
 def test_report_skips_a_malformed_record_and_names_it_like_a_torn_line(
         tmp_path: Path, key: str, old: str | None, new: str, says: str) -> None:
     hist = history_with(tmp_path, malformed_line(old, new))
-    res = cli("report", str(hist))
+    res = cli_main("report", str(hist))
     assert res.returncode == 0, res.stderr
     assert f"{hist}:2: corrupt record skipped ({key}: expected" in res.stderr
     assert "1 records" in res.stdout and "1 history line(s)/record(s) skipped" in res.stdout
@@ -103,7 +103,7 @@ def test_report_skips_a_malformed_record_and_names_it_like_a_torn_line(
 def test_merge_leaves_a_malformed_fragment_line_out_and_says_so(tmp_path: Path) -> None:
     frag = history_with(tmp_path, malformed_line('"caught": 0', '"caught": "x"'))
     out = tmp_path / "history.jsonl"
-    res = cli("history", "merge", str(out), str(frag))
+    res = cli_main("history", "merge", str(out), str(frag))
     assert res.returncode == 2
     assert f"{frag}:2: corrupt record skipped (caught: expected an integer >= 0, got \"x\")" in res.stderr
     assert "appended 1" in res.stdout
@@ -113,12 +113,12 @@ def test_merge_leaves_a_malformed_fragment_line_out_and_says_so(tmp_path: Path) 
 def test_gate_skips_another_runs_malformed_line_but_judges_its_own(tmp_path: Path) -> None:
     other = malformed_line('"run_id": "r1"', '"run_id": "old"').replace('"caught": 0', '"caught": "x"')
     hist = history_with(tmp_path, other)
-    res = cli("gate", str(hist), "--run-id", "r1")
+    res = cli_main("gate", str(hist), "--run-id", "r1")
     assert res.returncode == 0, res.stderr
     assert f"{hist}:2: corrupt record skipped (caught: expected" in res.stderr
     # A malformed line that names no run cannot be ruled out: refused.
     hist = history_with(tmp_path, malformed_line('"run_id": "r1"', '"run_id": 5'))
-    res = cli("gate", str(hist), "--run-id", "r1")
+    res = cli_main("gate", str(hist), "--run-id", "r1")
     assert res.returncode == 2 and res.stderr.startswith(f"redline-canary: {hist}:2: run_id: expected a string")
 
 
@@ -190,7 +190,7 @@ def test_a_key_name_quoted_in_the_message_is_one_inert_line(tmp_path: Path) -> N
     doc["timings"] = {"poll\n::add-mask::hunter2 ##[error]x": "slow"}
     hist = tmp_path / "h.jsonl"
     hist.write_text(json.dumps(doc) + "\n", encoding="utf-8")
-    res = cli("gate", str(hist), "--run-id", "r1")
+    res = cli_main("gate", str(hist), "--run-id", "r1")
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert res.stderr == (f"redline-canary: {hist}:1: timings.poll ::add-mask::hunter2 ## [error]x: "
                           'expected a number, got "slow"\n')
@@ -202,12 +202,12 @@ def test_a_lone_surrogate_is_merged_exactly_and_printed_as_a_replacement_charact
     frag = tmp_path / "f.jsonl"
     frag.write_text(json.dumps(doc) + "\n", encoding="ascii")  # json writes it as a \\ud800 escape
     out = tmp_path / "h.jsonl"
-    res = cli("history", "merge", str(out), str(frag))
+    res = cli_main("history", "merge", str(out), str(frag))
     assert res.returncode == 0, res.stderr
     assert read_history(out).records[0].reviewer == "bot \ud800"
-    gate = cli("gate", str(out), "--run-id", "r1")
+    gate = cli_main("gate", str(out), "--run-id", "r1")
     assert gate.returncode == 0 and "Traceback" not in gate.stderr
-    report = cli("report", str(out))
+    report = cli_main("report", str(out))
     assert report.returncode == 0 and "bot \ufffd" in report.stdout, report.stderr
 
 

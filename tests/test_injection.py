@@ -32,7 +32,7 @@ from typing import Any
 
 import cmarkgfm
 import pytest
-from clirun import cli
+from clirun import cli_main
 from cmarkgfm.cmark import Options
 from factories import capture, review
 from test_history import record
@@ -198,7 +198,7 @@ def assert_inert_markdown(markdown: str, visible: Iterable[str]) -> None:
 def test_job_summary_shows_every_markdown_payload_as_text(tmp_path: Path, payload: str) -> None:
     recs = write_jsonl(tmp_path / "records.jsonl", forged(payload))
     out = tmp_path / "summary.md"
-    res = cli("actions-report", str(recs), "--exit-code", "1", "--summary", str(out),
+    res = cli_main("actions-report", str(recs), "--exit-code", "1", "--summary", str(out),
               env={"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""})
     assert res.returncode == 0, res.stderr
     assert_inert_markdown(out.read_text(encoding="utf-8"), [payload])
@@ -208,26 +208,26 @@ def test_job_summary_shows_every_markdown_payload_as_text(tmp_path: Path, payloa
 def test_report_markdown_shows_every_markdown_payload_as_text(tmp_path: Path, payload: str) -> None:
     hist = write_jsonl(tmp_path / "h.jsonl", forged(payload))
     out = tmp_path / "board.md"
-    res = cli("report", str(hist), "--markdown", str(out))
+    res = cli_main("report", str(hist), "--markdown", str(out))
     assert res.returncode == 0, res.stderr
     assert_inert_markdown(out.read_text(encoding="utf-8"), [payload])
 
 
 def test_no_tag_forms_across_two_notices(tmp_path: Path) -> None:
     hist = write_jsonl(tmp_path / "h.jsonl", split_tag_history())
-    res = cli("report", str(hist))  # Markdown on stdout: the two notices share a table cell
+    res = cli_main("report", str(hist))  # Markdown on stdout: the two notices share a table cell
     assert res.returncode == 0, res.stderr
     assert "<im" not in res.stdout and "cut here &lt;im" in res.stdout
     assert_inert_markdown(res.stdout, SPLIT_TAG)
     summary = tmp_path / "s.md"
-    cli("actions-report", str(hist), "--exit-code", "4", "--summary", str(summary),
+    cli_main("actions-report", str(hist), "--exit-code", "4", "--summary", str(summary),
         env={"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""})
     assert_inert_markdown(summary.read_text(encoding="utf-8"), SPLIT_TAG)
 
 
 def test_a_pipe_or_newline_in_a_field_keeps_the_table_shape(tmp_path: Path) -> None:
     hist = write_jsonl(tmp_path / "h.jsonl", forged("a | b\n| injected | row |"))
-    res = cli("report", str(hist))
+    res = cli_main("report", str(hist))
     page = cmarkgfm.github_flavored_markdown_to_html(res.stdout)
     latest = page.split("<table>")[1]
     assert latest.count("<tr>") == 2  # header + the one target: no injected row
@@ -258,7 +258,7 @@ def test_html_report_escapes_every_field_in_text_attributes_and_charts(tmp_path:
     pytest.importorskip("matplotlib")
     hist = write_jsonl(tmp_path / "h.jsonl", forged_for_html(payload))
     site = tmp_path / "site"
-    res = cli("report", str(hist), "--html", str(site))
+    res = cli_main("report", str(hist), "--html", str(site))
     assert res.returncode == 0, res.stderr
     page = (site / "index.html").read_text(encoding="utf-8")
     doc = _Tags()
@@ -308,7 +308,7 @@ def test_score_prints_a_quoted_notice_without_control_characters(tmp_path: Path,
     body = f"Copilot was unable to review this pull request {payload} because of a quota limit."
     cap = tmp_path / "cap.json"
     cap.write_text(json.dumps(capture(reviews=[review(body, who=copilot)])))
-    res = cli("score", "--capture", str(cap), "--corpus", str(mini_corpus), "--stack", "mini", "--prefix", "p",
+    res = cli_main("score", "--capture", str(cap), "--corpus", str(mini_corpus), "--stack", "mini", "--prefix", "p",
               "--kind", "seeded", "--reviewer", "copilot")
     assert res.returncode in (3, 4), res.stdout + res.stderr  # silent or error: the notice is quoted
     assert re.search(r"^outcome: (silent|error) — Copilot was unable to review this pull request", res.stdout, re.M)
@@ -318,12 +318,12 @@ def test_score_prints_a_quoted_notice_without_control_characters(tmp_path: Path,
 @pytest.mark.parametrize("payload", TERMINAL_PAYLOADS)
 def test_gate_and_report_print_forged_fields_without_control_characters(tmp_path: Path, payload: str) -> None:
     hist = write_jsonl(tmp_path / "h.jsonl", forged(payload))
-    gate = cli("gate", str(hist), "--run-id", "r1", env={"GITHUB_ACTIONS": ""})
+    gate = cli_main("gate", str(hist), "--run-id", "r1", env={"GITHUB_ACTIONS": ""})
     assert gate.returncode == 4, gate.stderr  # the clean PR errored: 4 beats the gate's 1
     assert "exit 4" in gate.stdout
-    report = cli("report", str(hist))
+    report = cli_main("report", str(hist))
     assert report.returncode == 0
-    as_json = cli("report", str(hist), "--json")
+    as_json = cli_main("report", str(hist), "--json")
     assert json.loads(as_json.stdout)["targets"][0]["reviewer"] == payload  # data kept exactly
     assert_terminal_safe(gate.stdout, gate.stderr, report.stdout, report.stderr, as_json.stdout)
 
@@ -362,7 +362,7 @@ def test_gate_output_under_actions_issues_no_command(tmp_path: Path, payload: st
     other["run_id"] = "older"
     other["by_severity"][payload] = {}
     hist = write_jsonl(tmp_path / "h.jsonl", [*rows, other])
-    res = cli("gate", str(hist), "--run-id", "r1", env={"GITHUB_ACTIONS": "true"})
+    res = cli_main("gate", str(hist), "--run-id", "r1", env={"GITHUB_ACTIONS": "true"})
     assert res.returncode == 4, res.stderr
     assert "h.jsonl:3: corrupt record skipped (by_severity." in res.stderr
     commands = runner_commands(res.stdout, res.stderr)
@@ -379,7 +379,7 @@ def test_actions_report_annotations_carry_the_payload_as_data_only(tmp_path: Pat
     outputs = tmp_path / "out"
     outputs.touch()
     env = {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(outputs), "GITHUB_STEP_SUMMARY": ""}
-    res = cli("actions-report", str(recs), "--exit-code", "1", env=env)
+    res = cli_main("actions-report", str(recs), "--exit-code", "1", env=env)
     assert res.returncode == 0, res.stderr
     commands = runner_commands(res.stdout, res.stderr)
     names = [n for n, _ in commands]
@@ -401,6 +401,6 @@ def test_actions_report_annotations_carry_the_payload_as_data_only(tmp_path: Pat
 
 def test_gate_json_output_never_starts_a_line_with_a_command(tmp_path: Path) -> None:
     hist = write_jsonl(tmp_path / "h.jsonl", forged("::add-mask::x\n::error::y ##[error]z"))
-    res = cli("gate", str(hist), "--run-id", "r1", "--json", env={"GITHUB_ACTIONS": "true"})
+    res = cli_main("gate", str(hist), "--run-id", "r1", "--json", env={"GITHUB_ACTIONS": "true"})
     assert json.loads(res.stdout)["targets"][0]["reasons"] == ["::add-mask::x\n::error::y ##[error]z"]
     assert [n for n, _ in runner_commands(res.stdout, res.stderr) if n != "legacy"] == []

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
-from clirun import cli
+from clirun import cli_main
 from sandboxing import TOKEN
 
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, RUN_MARKER, branch_name
@@ -112,7 +112,7 @@ def old_world() -> Iterator[World]:
 
 
 def test_janitor_by_age_removes_only_what_carries_the_marker(old_world: World) -> None:
-    res = cli("janitor", "--repo", REPO, "--api-url", old_world.sb.url, "--older-than", "1h", "--json",
+    res = cli_main("janitor", "--repo", REPO, "--api-url", old_world.sb.url, "--older-than", "1h", "--json",
               env=ENV)
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
@@ -122,7 +122,7 @@ def test_janitor_by_age_removes_only_what_carries_the_marker(old_world: World) -
 
 
 def test_janitor_by_run_id_finds_an_unlabelled_canary_pr(old_world: World) -> None:
-    res = cli("janitor", "--repo", REPO, "--api-url", old_world.sb.url, "--run-id", "20261130-1",
+    res = cli_main("janitor", "--repo", REPO, "--api-url", old_world.sb.url, "--run-id", "20261130-1",
               env=ENV)
     assert res.returncode == 0, res.stderr
     assert "removed 2 PR(s)" in res.stdout and "3 branch(es)" in res.stdout
@@ -131,7 +131,7 @@ def test_janitor_by_run_id_finds_an_unlabelled_canary_pr(old_world: World) -> No
 
 def test_dry_run_lists_the_same_and_touches_nothing(old_world: World) -> None:
     before = (old_world.sb.branches(REPO), [p.number for p in old_world.sb.open_pulls(REPO)])
-    res = cli("janitor", "--repo", REPO, "--api-url", old_world.sb.url, "--older-than", "1h",
+    res = cli_main("janitor", "--repo", REPO, "--api-url", old_world.sb.url, "--older-than", "1h",
               "--dry-run", "--json", env=ENV)
     report = json.loads(res.stdout)
     assert res.returncode == 0 and report["dry_run"] is True
@@ -144,7 +144,7 @@ def test_a_run_id_that_is_a_prefix_of_another_leaves_the_other_alone() -> None:
     with Sandbox(token=TOKEN) as sb:
         w = build(sb, dead_run="42-1")
         longer = w.canary_pull("42-1-2", "seeded", labelled=True)  # rc/42-1-2-<hex>
-        res = cli("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "42-1", env=ENV)
+        res = cli_main("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "42-1", env=ENV)
         assert res.returncode == 0, res.stderr
         assert_only_canary_things_gone(w)
         assert longer in {p.number for p in sb.open_pulls(REPO)}
@@ -153,7 +153,7 @@ def test_a_run_id_that_is_a_prefix_of_another_leaves_the_other_alone() -> None:
 def test_young_leftovers_and_a_live_runs_prs_are_kept() -> None:
     with Sandbox(token=TOKEN) as sb:
         w = build(sb)
-        res = cli("janitor", "--repo", REPO, "--api-url", sb.url, "--json", env=ENV)  # default 2h
+        res = cli_main("janitor", "--repo", REPO, "--api-url", sb.url, "--json", env=ENV)  # default 2h
         assert res.returncode == 0, res.stderr
         assert json.loads(res.stdout) == {"repo": REPO, "dry_run": False, "pulls": [], "branches": []}
         assert w.canary_pulls <= {p.number for p in sb.open_pulls(REPO)}
@@ -163,7 +163,7 @@ def test_a_repository_without_the_topic_is_refused_before_anything_is_listed() -
     with Sandbox(token=TOKEN) as sb:
         sb.create_repo(REPO)
         sb.commit_files(REPO, "rc/2.4", {"VERSION": "2.4\n"}, f"x\n\n{marker('r1')}\n")
-        res = cli("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "r1", env=ENV)
+        res = cli_main("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "r1", env=ENV)
         assert res.returncode == 2
         assert res.stderr.strip().splitlines() == [
             f"redline-canary: {REPO}: not a canary repository: the janitor only cleans repositories "
@@ -174,7 +174,7 @@ def test_a_repository_without_the_topic_is_refused_before_anything_is_listed() -
 
 @pytest.mark.parametrize("run_id", ["", "a/b", "x y", "ü", "a" * 101, ".hidden", "a..b", "r1\n", "*"])
 def test_janitor_refuses_a_run_id_outside_the_charset(run_id: str) -> None:
-    res = cli("janitor", "--repo", REPO, "--api-url", "http://127.0.0.1:9", f"--run-id={run_id}", env=ENV)
+    res = cli_main("janitor", "--repo", REPO, "--api-url", "http://127.0.0.1:9", f"--run-id={run_id}", env=ENV)
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
     assert res.stderr.startswith("redline-canary: --run-id: ")
 
@@ -190,7 +190,7 @@ def test_a_pr_from_a_fork_is_not_ours_even_with_a_canary_name_and_marker() -> No
         sb.commit_files("octocat/product", branch, {"f.py": "f = 1\n"}, f"x\n\n{marker('20261130-1')}\n")
         fork_pr = sb.create_pull(REPO, f"octocat:{branch}", title="From my fork", author="octocat",
                                  body=f"copied {marker('20261130-1')}")
-        res = cli("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "20261130-1", "--json", env=ENV)
+        res = cli_main("janitor", "--repo", REPO, "--api-url", sb.url, "--run-id", "20261130-1", "--json", env=ENV)
         assert res.returncode == 0, res.stderr
         report = json.loads(res.stdout)
         assert fork_pr not in report["pulls"] and fork_pr in {p.number for p in sb.open_pulls(REPO)}

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
-from clirun import ROOT, cli
+from clirun import ROOT, cli_main
 
 from redline_canary.corpus import load_corpus
 from redline_canary.corpus_model import lint, publish, view
@@ -40,7 +40,7 @@ def checkout(tmp_path: Path) -> Path:
 
 
 def run_import(src: Path, out: Path, *extra: str) -> dict[str, Any]:
-    done = cli("corpus", "import", "--from", "redline", str(src), "--out", str(out), "--json", *extra)
+    done = cli_main("corpus", "import", "--from", "redline", str(src), "--out", str(out), "--json", *extra)
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
     return report
@@ -64,7 +64,7 @@ def test_report_counts_markers_read_converted_and_rejected_per_stack(imported: t
 
 
 def test_human_report_names_every_rejection_with_file_and_line(checkout: Path, tmp_path: Path) -> None:
-    done = cli("corpus", "import", "--from", "redline", str(checkout), "--out", str(tmp_path / "c"))
+    done = cli_main("corpus", "import", "--from", "redline", str(checkout), "--out", str(tmp_path / "c"))
     assert done.returncode == 0, done.stderr
     assert "34 markers read, 33 converted (97.1%), 1 rejected" in done.stdout
     assert "rejected: seeded/python/jobs.py:13: unknown severity 'MEDIUM'" in done.stdout
@@ -82,7 +82,7 @@ def test_output_lints_except_skeleton_twins_and_the_rejected_marker(imported: tu
     # every converted seed is reported until its twin is written: nothing passes silently
     seeds = sum(len(view(corpus, s, "seeded").seeds) for s in corpus.stacks)
     assert seeds == 33 == len(skeleton)
-    cli_lint = cli("corpus", "lint", "--corpus", str(out))
+    cli_lint = cli_main("corpus", "lint", "--corpus", str(out))
     assert cli_lint.returncode == 2 and cli_lint.stdout.count("\n") == len(problems)
 
 
@@ -213,11 +213,11 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(checkout: Path, tmp_pa
     busy = tmp_path / "busy"
     busy.mkdir()
     (busy / "keep.txt").write_text("x", encoding="utf-8")
-    done = cli("corpus", "import", "--from", "redline", str(checkout), "--out", str(busy))
+    done = cli_main("corpus", "import", "--from", "redline", str(checkout), "--out", str(busy))
     assert done.returncode == 2 and "exists and is not an empty folder (nothing was written)" in done.stderr
     assert sorted(p.name for p in busy.iterdir()) == ["keep.txt"]
     empty = tmp_path / "not-redline"
     empty.mkdir()
-    done = cli("corpus", "import", "--from", "redline", str(empty), "--out", str(tmp_path / "o"))
+    done = cli_main("corpus", "import", "--from", "redline", str(empty), "--out", str(tmp_path / "o"))
     assert done.returncode == 2 and done.stderr.strip().endswith("not a Redline checkout (no seeded/ folder)")
     assert not (tmp_path / "o").exists()

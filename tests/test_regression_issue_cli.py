@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import cli
+from clirun import cli_main
 from records import as_records
 from sandboxing import TOKEN, assert_no_canary_left
 from test_regression_issue import TARGET, pair, record
@@ -42,7 +42,7 @@ def issue(sb: Sandbox, history: Path, *run_ids: str, extra: tuple[str, ...] = ()
     args = ["issue", "--repo", METRICS, "--history", str(history), "--api-url", sb.url, "--run-url", RUN_URL]
     for rid in run_ids:
         args += ["--run-id", rid]
-    res = cli(*args, *extra, env=ENV)
+    res = cli_main(*args, *extra, env=ENV)
     assert TOKEN not in res.stdout + res.stderr
     return res
 
@@ -154,7 +154,7 @@ def test_issues_turned_off_on_the_repository_is_bad_configuration(sb: Sandbox, t
     sb.create_repo("acme/quiet", has_issues=False)
     history = tmp_path / "history.jsonl"
     append_records(history, as_records(pair("100-1")))
-    res = cli("issue", "--repo", "acme/quiet", "--history", str(history), "--run-id", "100-1",
+    res = cli_main("issue", "--repo", "acme/quiet", "--history", str(history), "--run-id", "100-1",
               "--api-url", sb.url, env=ENV)
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr == ("redline-canary: acme/quiet: list issues labelled 'redline-canary-regression': "

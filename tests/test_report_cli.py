@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clirun import cli
+from clirun import cli_main
 from test_report_model import FP_GO_NEW, build_report, synthetic_history, write_history
 
 from redline_canary import cli as cli_module
@@ -22,7 +22,7 @@ from redline_canary.report_html import INSTALL_HINT, _trend_figure, render_html
 
 def test_markdown_goes_to_stdout_and_corrupt_lines_to_stderr(tmp_path: Path) -> None:
     hist = write_history(tmp_path / "h.jsonl", corrupt_after=5)
-    res = cli("report", str(hist))
+    res = cli_main("report", str(hist))
     assert res.returncode == 0, res.stderr
     assert f"{hist}:6: corrupt record skipped (not valid JSON" in res.stderr
     assert res.stdout.startswith("# redline-canary scoreboard")
@@ -34,10 +34,10 @@ def test_markdown_goes_to_stdout_and_corrupt_lines_to_stderr(tmp_path: Path) -> 
 def test_markdown_file_and_json(tmp_path: Path) -> None:
     hist = write_history(tmp_path / "h.jsonl")
     out = tmp_path / "summary.md"
-    res = cli("report", str(hist), "--markdown", str(out))
+    res = cli_main("report", str(hist), "--markdown", str(out))
     assert res.returncode == 0 and res.stdout == ""
-    assert out.read_text(encoding="utf-8") == cli("report", str(hist)).stdout
-    res = cli("report", str(hist), "--json", "--since", "2026-01-17")
+    assert out.read_text(encoding="utf-8") == cli_main("report", str(hist)).stdout
+    res = cli_main("report", str(hist), "--json", "--since", "2026-01-17")
     data = json.loads(res.stdout)
     assert data["since"] == "2026-01-17"
     go = next(t for t in data["targets"] if t["stack"] == "go")
@@ -51,13 +51,13 @@ def test_markdown_file_and_json(tmp_path: Path) -> None:
 ])
 def test_bad_since_is_bad_input(tmp_path: Path, args: list[str], message: str) -> None:
     hist = write_history(tmp_path / "h.jsonl")
-    res = cli("report", str(hist), *args)
+    res = cli_main("report", str(hist), *args)
     assert res.returncode == 2 and message in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1 and res.stdout == ""
 
 
 def test_missing_history_is_bad_input(tmp_path: Path) -> None:
-    res = cli("report", str(tmp_path / "nope.jsonl"))
+    res = cli_main("report", str(tmp_path / "nope.jsonl"))
     assert res.returncode == 2
     assert res.stderr.strip() == f"redline-canary: {tmp_path / 'nope.jsonl'}: history file not found"
 
@@ -67,7 +67,7 @@ def test_record_with_a_bad_value_is_named_on_stderr_and_skipped(tmp_path: Path) 
     records[0]["by_severity"] = "broken"
     hist = tmp_path / "h.jsonl"
     hist.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    res = cli("report", str(hist))
+    res = cli_main("report", str(hist))
     assert res.returncode == 0
     assert f"{hist}:1: corrupt record skipped (by_severity: expected an object, got \"broken\")" in res.stderr
     assert f"{len(records) - 1} records" in res.stdout
@@ -79,7 +79,7 @@ def test_html_folder_is_complete_and_self_contained(tmp_path: Path) -> None:
     (site / "charts").mkdir(parents=True)
     (site / "charts" / "stale.svg").write_text("<svg/>")
     (site / "keep.txt").write_text("mine")
-    res = cli("report", str(hist), "--html", str(site))
+    res = cli_main("report", str(hist), "--html", str(site))
     assert res.returncode == 0, res.stderr
     assert res.stdout == ""  # --html alone prints no Markdown
     assert not (site / "charts" / "stale.svg").exists() and (site / "keep.txt").read_text() == "mine"

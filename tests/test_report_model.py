@@ -17,7 +17,7 @@ import pytest
 from clirun import ROOT
 from records import as_records
 
-from redline_canary import report_model
+from redline_canary import report_build
 from redline_canary.record import Record, RecordProblem
 from redline_canary.report_markdown import MARKDOWN_LIMIT, render_markdown
 from redline_canary.report_model import (
@@ -28,9 +28,9 @@ from redline_canary.report_model import (
     NONE,
     Report,
     classify,
-    sign_test,
     to_json,
 )
+from redline_canary.report_stats import sign_test
 from redline_canary.scoring import wilson
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
@@ -162,7 +162,7 @@ def build_report(records: Iterable[Mapping[str, Any] | Record], since: str | Non
                  corrupt: Sequence[tuple[int, str]] = ()) -> Report:
     """The report of these records as the history reads them."""
     read = [r if isinstance(r, Record) else as_records([r])[0] for r in records]
-    return report_model.build_report(read, since=since, corrupt=corrupt)
+    return report_build.build_report(read, since=since, corrupt=corrupt)
 
 
 def target(report: Any, stack: str, reviewer: str) -> Any:

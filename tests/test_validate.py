@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clirun import ROOT, cli
+from clirun import ROOT, cli_main
 from sandboxing import TOKEN, canary_sandbox
 
 from redline_canary import validate
@@ -75,7 +75,7 @@ def test_captures_land_directly_in_the_save_captures_folder(tmp_path: Path) -> N
     captures = tmp_path / "caps" / "new"  # parents are created
     for sb in canary_sandbox("acme/canary-mini"):
         sb.attach_reviewer("acme/canary-mini", BanditReviewer(latency=0.02))
-        res = cli("run", "--repo", "acme/canary-mini", "--stack", "mini", "--corpus", str(CORPUS),
+        res = cli_main("run", "--repo", "acme/canary-mini", "--stack", "mini", "--corpus", str(CORPUS),
                   "--api-url", sb.url, "--history", str(tmp_path / "h.jsonl"), "--run-id", "r.1-x_y",
                   "--poll-interval", "0.05", "--timeout-minutes", "0.5", "--confirm", "0",
                   "--save-captures", str(captures), env={"GITHUB_TOKEN": TOKEN})

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import ROOT, cli
+from clirun import ROOT, cli_main
 from sandboxing import TOKEN, canary_sandbox
 
 from redline_canary.acknowledgements import parse
@@ -128,7 +128,7 @@ def corpus(tmp_path: Path) -> Path:
         (root / kind / "acct").mkdir(parents=True)
         (root / kind / "acct" / "svc.py").write_text(text)
     (root / "rules.yml").write_text((ROOT / "tests" / "data" / "corpus" / "rules.yml").read_text())
-    assert cli("corpus", "lint", "--corpus", str(root)).returncode == 0
+    assert cli_main("corpus", "lint", "--corpus", str(root)).returncode == 0
     return root
 
 
@@ -173,14 +173,14 @@ def _weeks(sb: Sandbox, corpus: Path, hist: Path) -> tuple[list[list[dict[str, A
     runs, codes, issue_lines = [], [], []
     for week in range(1, WEEKS + 1):
         reviewer.week = week
-        res = cli("run", "--repo", REPO, "--stack", "acct", "--corpus", str(corpus), "--api-url", sb.url,
+        res = cli_main("run", "--repo", REPO, "--stack", "acct", "--corpus", str(corpus), "--api-url", sb.url,
                   "--history", str(hist), "--run-id", f"w{week}", "--poll-interval", "0.05",
                   "--stable-polls", "2", "--timeout-minutes", "0.5", "--confirm", "0",
                   "--blocker-gate", "found", "--acknowledgements", str(acks), "--baseline", "window:3",
                   env={"GITHUB_TOKEN": TOKEN})
         codes.append(res.returncode)
         runs.append([json.loads(line) for line in hist.read_text().splitlines() if f'"run_id":"w{week}"' in line])
-        issue = cli("issue", "--repo", METRICS, "--history", str(hist), "--run-id", f"w{week}",
+        issue = cli_main("issue", "--repo", METRICS, "--history", str(hist), "--run-id", f"w{week}",
                     "--api-url", sb.url, "--run-url", f"https://ci.example/runs/{week}", env={"GITHUB_TOKEN": TOKEN})
         assert issue.returncode == 0, issue.stderr
         issue_lines.append(issue.stdout.strip())
@@ -228,7 +228,7 @@ def test_six_weeks_under_each_gate_setting(sb: Sandbox, corpus: Path, tmp_path: 
         "nothing", "opened", "closed", "nothing", "nothing", "nothing"], issue_lines
 
     # The report's calibration table: 6 weeks x 6 BLOCKERs, 28 found at CRITICAL, 8 missed.
-    md = cli("report", str(tmp_path / "h.jsonl")).stdout
+    md = cli_main("report", str(tmp_path / "h.jsonl")).stdout
     assert "✅ PASS (acknowledged: SEED 6)" in md  # the scoreboard says the pass rests on an acknowledgement
     table = md.split("## Calibration", 1)[1]
     assert "| BLOCKER | 28 | · | 8 | 36 |" in table, table

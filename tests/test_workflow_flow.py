@@ -26,7 +26,7 @@ from typing import Any
 import jsonschema
 import pytest
 from actionrunner import Run, Runner, StepRun, load_yaml, run_composite, run_job
-from clirun import ROOT, cli
+from clirun import ROOT, cli_main
 from sandboxing import TOKEN, assert_no_canary_left, canary_sandbox
 from test_history import record
 
@@ -345,13 +345,13 @@ def test_dispatch_inputs_plan_one_target_and_dry_run_stops_there(tmp_path: Path)
 
 
 def test_targets_command_outside_actions_prints_no_annotation(tmp_path: Path) -> None:
-    res = cli("targets", "--targets", '[{"repo": "acme/x"}]', "--matrix",
+    res = cli_main("targets", "--targets", '[{"repo": "acme/x"}]', "--matrix",
               env={"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": ""})
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr == "redline-canary: --targets: [0].stack: required string\n"
     out = tmp_path / "out"
     out.touch()
-    res = cli("targets", "--repo", "acme/x", "--stack", "python", "--matrix",
+    res = cli_main("targets", "--repo", "acme/x", "--stack", "python", "--matrix",
               env={"GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": ""})
     assert res.returncode == 0
     assert out.read_text() == f"matrix={res.stdout.strip()}\ncount=1\n"
@@ -409,5 +409,5 @@ def test_record_without_any_fragment_is_an_infrastructure_failure(tmp_path: Path
 
 
 def test_janitor_stack_scope_needs_a_run_id() -> None:
-    res = cli("janitor", "--repo", REPO, "--stack", "python", env={"REDLINE_CANARY_TOKEN": TOKEN})
+    res = cli_main("janitor", "--repo", REPO, "--stack", "python", env={"REDLINE_CANARY_TOKEN": TOKEN})
     assert res.returncode == 2 and "--stack: only together with --run-id" in res.stderr

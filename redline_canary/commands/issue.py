@@ -13,11 +13,16 @@ Exit codes (verdict's table): 0 when every action was applied, whatever the gate
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import httpx
 
 from redline_canary import validate
-from redline_canary.actions import commands_suspended
+from redline_canary.actions import ActionsEnv, commands_suspended
 from redline_canary.errors import CanaryError, mask, one_line
 from redline_canary.github_api import GitHubClient, token_from_env
 from redline_canary.history import run_records
@@ -82,48 +87,79 @@ def _apply(client: GitHubClient, repo: str, label: str, action: Action) -> tuple
     return action.issue, None
 
 
+@dataclass(frozen=True)
+class IssueOptions:
+    """``issue``'s flags, checked, with the token and the Actions flag read from the
+    environment once; the token stays out of every repr."""
+
+    repo: str
+    history: str
+    run_ids: tuple[str, ...]
+    links: Links
+    label: str
+    api_url: str | None
+    dry_run: bool
+    json: bool
+    token: str = field(repr=False)
+    actions: ActionsEnv = field(default_factory=ActionsEnv)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> IssueOptions:
+        repo = validate.repo(args.repo, "--repo")
+        run_ids = tuple(validate.run_id(x) for x in dict.fromkeys(args.run_ids))
+        links = Links(validate.link_url(args.run_url, "--run-url"),
+                      validate.link_url(args.summary_url, "--summary-url"))
+        label = validate.label(args.label, "--label")
+        api_url = validate.api_url(args.api_url)
+        return cls(repo, args.history, run_ids, links, label, api_url, args.dry_run, args.json,
+                   token_from_env(env), ActionsEnv.from_env(env))
+
+
 def run_issue(args: argparse.Namespace) -> int:
-    repo = validate.repo(args.repo, "--repo")
-    run_ids = [validate.run_id(x) for x in dict.fromkeys(args.run_ids)]
-    links = Links(validate.link_url(args.run_url, "--run-url"), validate.link_url(args.summary_url, "--summary-url"))
-    label = validate.label(args.label, "--label")
-    api_url = validate.api_url(args.api_url)
-    records = run_records(args.history, run_ids, lambda line: print(line, file=sys.stderr))
+    """The edge: the flags and ``os.environ`` become options here, and only here."""
+    return issue(IssueOptions.from_args(args, os.environ), out=sys.stdout, err=sys.stderr)
+
+
+def issue(options: IssueOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseTransport | None = None) -> int:
+    """Plan and apply the issue actions of the run; ``transport`` stands in for the network."""
+    repo, label, run_ids = options.repo, options.label, list(options.run_ids)
+    records = run_records(options.history, run_ids, lambda line: print(line, file=err))
     results = judge(records, run_ids)
-    client = GitHubClient(token_from_env(), api_url)
+    client = GitHubClient(options.token, options.api_url, transport=transport)
     rows: list[dict[str, Any]] = []
     codes = [EXIT_PASS]
     try:
         issues = _open_issues(client, repo, label, {r.target.marker for r in results})
         urls = {i.number: i.url for i in issues}
-        for action in plan(results, issues, links):
+        for action in plan(results, issues, options.links):
             number, url, error = action.issue, urls.get(action.issue or 0), None
-            if not args.dry_run and action.kind != "nothing":
+            if not options.dry_run and action.kind != "nothing":
                 try:
                     number, made_url = _apply(client, repo, label, action)
                     url = made_url or url
                 except CanaryError as exc:
                     codes.append(exc.exit_code)
                     error = one_line(mask(str(exc)))
-                    print(f"redline-canary: {error}", file=sys.stderr)
+                    print(f"redline-canary: {error}", file=err)
             t = action.target
             rows.append({"repo": t.repo, "stack": t.stack, "reviewer": t.reviewer, "run_id": action.run_id,
                          "action": action.kind, "issue": number, "url": url, "why": action.why,
-                         "applied": not args.dry_run and action.kind != "nothing" and error is None,
+                         "applied": not options.dry_run and action.kind != "nothing" and error is None,
                          "error": error})
     finally:
         client.close()
     code = combine_exit_codes(codes)
-    if args.json:
-        print(json_text({"repo": repo, "label": label, "dry_run": args.dry_run, "run_ids": run_ids,
-                         "exit_code": code, "actions": rows}))
+    if options.json:
+        print(json_text({"repo": repo, "label": label, "dry_run": options.dry_run, "run_ids": run_ids,
+                         "exit_code": code, "actions": rows}), file=out)
         return code
-    verbs = _DRY if args.dry_run else _DONE
+    verbs = _DRY if options.dry_run else _DONE
     # Record text (repo, stack, reviewer, gate reasons) on every line: each is inert, and
     # under Actions the block is also wrapped in stop-commands.
-    with commands_suspended():
+    with commands_suspended(out, active=options.actions.active):
         for row in rows:
             what = verbs[row["action"]] if row["error"] is None else f"could not {row['action']}"
             ref = f" #{row['issue']}" if row["issue"] and row["action"] != "nothing" else ""
-            print(inert_line(f"{row['repo']} {row['stack']}/{row['reviewer']}: {what}{ref} — {row['why']}"))
+            print(inert_line(f"{row['repo']} {row['stack']}/{row['reviewer']}: {what}{ref} — {row['why']}"),
+                  file=out)
     return code

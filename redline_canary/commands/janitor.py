@@ -20,10 +20,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import httpx
 
 from redline_canary import validate
 from redline_canary.cycle import BRANCH_PREFIX, RUN_MARKER, branch_name
@@ -140,33 +144,68 @@ def _is_canary_pull(pr: Mapping[str, Any], repo: str) -> str | None:
     return run_id
 
 
+@dataclass(frozen=True)
+class JanitorOptions:
+    """``janitor``'s flags, checked, with the token read from the environment once (and
+    kept out of every repr)."""
+
+    repo: str
+    older_than: dt.timedelta
+    run_id: str | None
+    stack: str | None
+    api_url: str | None
+    dry_run: bool
+    json: bool
+    token: str = field(repr=False)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> JanitorOptions:
+        validate.repo(args.repo, "--repo")
+        age = parse_duration(args.older_than)
+        if args.run_id is not None:
+            validate.run_id(args.run_id)
+        if args.stack is not None:
+            validate.stack(args.stack)
+            if not args.run_id:
+                raise BadInput("--stack: only together with --run-id")
+        api_url = validate.api_url(args.api_url)
+        return cls(args.repo, age, args.run_id, args.stack, api_url, args.dry_run, args.json, token_from_env(env))
+
+
 def run_janitor(args: argparse.Namespace) -> int:
-    validate.repo(args.repo, "--repo")
-    age = parse_duration(args.older_than)
-    if args.run_id is not None:
-        validate.run_id(args.run_id)
-    if args.stack is not None:
-        validate.stack(args.stack)
-        if not args.run_id:
-            raise BadInput("--stack: only together with --run-id")
-    api_url = validate.api_url(args.api_url)
-    scope = Scope(run_id=args.run_id,
-                  only=frozenset(stack_branches(args.run_id, args.stack)) if args.stack else None,
-                  age=age, now=dt.datetime.now(dt.timezone.utc))
-    client = GitHubClient(token_from_env(), api_url)
+    """The edge: the flags and ``os.environ`` become options here, and only here."""
+    return janitor(JanitorOptions.from_args(args, os.environ), out=sys.stdout)
+
+
+def utc_now() -> dt.datetime:
+    """The wall clock, to the microsecond: ``--older-than 0.001s`` must mean what it says."""
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def janitor(options: JanitorOptions, *, out: TextIO, transport: httpx.BaseTransport | None = None,
+            now: Callable[[], dt.datetime] = utc_now) -> int:
+    """Remove (or with ``dry_run`` list) the leftovers in scope. ``transport`` stands in for
+    the network; ``now`` is the wall clock ages are measured from."""
+    repo = options.repo
+    now_at = now()
+    scope = Scope(run_id=options.run_id,
+                  only=frozenset(stack_branches(options.run_id, options.stack))
+                  if options.stack and options.run_id else None,
+                  age=options.older_than, now=now_at)
+    client = GitHubClient(options.token, options.api_url, transport=transport)
     removed: dict[str, list[Any]] = {"pulls": [], "branches": []}
     try:
-        flags = client.repo_flags(args.repo)
+        flags = client.repo_flags(repo)
         if CANARY_TOPIC not in flags.topics:
-            raise BadInput(f"{args.repo}: not a canary repository: the janitor only cleans repositories "
+            raise BadInput(f"{repo}: not a canary repository: the janitor only cleans repositories "
                            f"with the topic '{CANARY_TOPIC}'")
         if flags.archived:
-            raise BadInput(f"{args.repo}: the repository is archived")
+            raise BadInput(f"{repo}: the repository is archived")
         keep: set[str] = set()  # heads of open PRs we must not delete under
         closing: set[str] = set()  # heads of the canary PRs closed below
-        for pr in client.open_pulls(args.repo):
-            ref = _head_ref_here(pr, args.repo)
-            run_id = _is_canary_pull(pr, args.repo)
+        for pr in client.open_pulls(repo):
+            ref = _head_ref_here(pr, repo)
+            run_id = _is_canary_pull(pr, repo)
             if run_id is None or ref is None:
                 if ref is not None:
                     keep.add(ref)  # a person's PR: its head branch is off limits
@@ -176,9 +215,9 @@ def run_janitor(args: argparse.Namespace) -> int:
                 continue
             removed["pulls"].append(pr["number"])
             closing.add(ref)
-            if not args.dry_run:
-                client.close_pull(args.repo, pr["number"])
-        for branch, sha in sorted(client.branches_with_prefix(args.repo, BRANCH_PREFIX).items()):
+            if not options.dry_run:
+                client.close_pull(repo, pr["number"])
+        for branch, sha in sorted(client.branches_with_prefix(repo, BRANCH_PREFIX).items()):
             run_id = canary_run_id(branch)
             if run_id is None or branch in keep:
                 continue
@@ -187,18 +226,18 @@ def run_janitor(args: argparse.Namespace) -> int:
                     continue
                 if scope.run_id is not None and run_id != scope.run_id:
                     continue
-                head = client.commit_info(args.repo, sha)
+                head = client.commit_info(repo, sha)
                 if not carries_marker(head.message, run_id) or not scope.wants(branch, run_id, head.date):
                     continue
             removed["branches"].append(branch)
-            if not args.dry_run:
-                client.delete_branch(args.repo, branch)
+            if not options.dry_run:
+                client.delete_branch(repo, branch)
     finally:
         client.close()
-    verb = "would remove" if args.dry_run else "removed"
-    if args.json:
-        print(json.dumps({"repo": args.repo, "dry_run": args.dry_run, **removed}))
+    verb = "would remove" if options.dry_run else "removed"
+    if options.json:
+        print(json.dumps({"repo": repo, "dry_run": options.dry_run, **removed}), file=out)
     else:
-        print(f"{args.repo}: {verb} {len(removed['pulls'])} PR(s) "
-              f"{removed['pulls']} and {len(removed['branches'])} branch(es) {removed['branches']}")
+        print(f"{repo}: {verb} {len(removed['pulls'])} PR(s) "
+              f"{removed['pulls']} and {len(removed['branches'])} branch(es) {removed['branches']}", file=out)
     return 0

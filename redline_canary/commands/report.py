@@ -11,17 +11,20 @@ import argparse
 import datetime as dt
 import os
 import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from redline_canary.actions import commands_suspended
+from redline_canary.actions import ActionsEnv, commands_suspended
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.history import read_history
 from redline_canary.legacy_history import read_legacy
 from redline_canary.legacy_model import LegacyRun, legacy_rows
 from redline_canary.render import inert_line, json_text
+from redline_canary.report_build import build_report
 from redline_canary.report_markdown import render_markdown
-from redline_canary.report_model import build_report, to_json
+from redline_canary.report_model import to_json
 
 
 def register(sub: Any) -> None:
@@ -49,21 +52,44 @@ def _since(value: str | None) -> str | None:
         raise BadInput(f"--since: {value!r} is not a date (expected YYYY-MM-DD)") from None
 
 
-def _legacy_rows(paths: list[str], since: str | None) -> list[list[str]]:
+def _legacy_rows(paths: Sequence[str], since: str | None, err: TextIO) -> list[list[str]]:
     """Every ``--legacy`` file's runs as the report's legacy rows; a corrupt line is named and left out."""
     runs: list[LegacyRun] = []
     for name in paths:
         read = read_legacy(name)
         for line, why in read.corrupt:
-            print(inert_line(f"{name}:{line}: legacy line skipped ({why})"), file=sys.stderr)
+            print(inert_line(f"{name}:{line}: legacy line skipped ({why})"), file=err)
         runs += read.runs
     return legacy_rows(runs, since)
 
 
+@dataclass(frozen=True)
+class ReportOptions:
+    """``report``'s flags, checked, and whether the runner reads workflow commands."""
+
+    history: Path
+    html: str | None
+    markdown: str | None
+    since: str | None
+    json: bool
+    legacy: tuple[str, ...]
+    actions: ActionsEnv = field(default_factory=ActionsEnv)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> ReportOptions:
+        return cls(Path(args.history), args.html, args.markdown, _since(args.since), args.json,
+                   tuple(args.legacy), ActionsEnv.from_env(env))
+
+
 def run_report(args: argparse.Namespace) -> int:
-    since = _since(args.since)
-    path = Path(args.history)
-    if not os.path.lexists(path) and not args.legacy:
+    """The edge: the flags and ``os.environ`` become options here, and only here."""
+    return report(ReportOptions.from_args(args, os.environ), out=sys.stdout, err=sys.stderr)
+
+
+def report(options: ReportOptions, *, out: TextIO, err: TextIO) -> int:
+    """Read the history, build the report once, write each form asked for."""
+    since, path = options.since, options.history
+    if not os.path.lexists(path) and not options.legacy:
         raise BadInput(f"{path}: history file not found")
     read = read_history(path)  # refuses a FIFO, /dev/zero or a folder (exit 2)
     # Corrupt and malformed lines alike are named and left out (the report is not a
@@ -73,24 +99,25 @@ def run_report(args: argparse.Namespace) -> int:
         raise BadInput(inert_line(f"{path}: no valid records ({len(read.corrupt)} corrupt line(s), "
                                   f"first: line {line}, {why})"))
     for line, why in read.corrupt:
-        print(inert_line(f"{path}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
-    report = build_report(read.records, since=since, corrupt=read.corrupt)
-    report.legacy = _legacy_rows(args.legacy, since)
-    for note in report.skipped[len(read.corrupt):]:
-        print(inert_line(f"{path}: {note} — skipped"), file=sys.stderr)
-    if args.html:
+        print(inert_line(f"{path}:{line}: corrupt record skipped ({why})"), file=err)
+    board = build_report(read.records, since=since, corrupt=read.corrupt)
+    board.legacy = _legacy_rows(options.legacy, since, err)
+    for note in board.skipped[len(read.corrupt):]:
+        print(inert_line(f"{path}: {note} — skipped"), file=err)
+    if options.html:
         from redline_canary.report_html import render_html
 
-        files = render_html(report, args.html)
-        print(f"{args.html}: wrote {len(files)} files (open {Path(args.html) / 'index.html'})", file=sys.stderr)
-    if args.markdown:
+        files = render_html(board, options.html)
+        print(f"{options.html}: wrote {len(files)} files (open {Path(options.html) / 'index.html'})", file=err)
+    if options.markdown:
         try:
-            Path(args.markdown).write_text(render_markdown(report), encoding="utf-8")
+            Path(options.markdown).write_text(render_markdown(board), encoding="utf-8")
         except OSError as exc:
-            raise BadInput(f"{args.markdown}: cannot write the Markdown report ({exc.strerror})") from None
-    if args.json:
-        print(json_text(to_json(report)))
-    elif not args.html and not args.markdown:
-        with commands_suspended():  # the Markdown quotes record text; the runner must not act on it
-            sys.stdout.write(render_markdown(report))
+            raise BadInput(f"{options.markdown}: cannot write the Markdown report ({exc.strerror})") from None
+    if options.json:
+        print(json_text(to_json(board)), file=out)
+    elif not options.html and not options.markdown:
+        # The Markdown quotes record text; the runner must not act on it.
+        with commands_suspended(out, active=options.actions.active):
+            out.write(render_markdown(board))
     return EXIT_PASS

@@ -17,11 +17,16 @@ from redline_canary.clock import utc_now_iso
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.corpus_model import CorpusData
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
-from redline_canary.defaults import BY_FLAG
 from redline_canary.errors import BadInput, mask, one_line
 from redline_canary.github_api import token_from_env
 from redline_canary.history import read_history
-from redline_canary.options import add_gate_options, gate_options, load_acknowledgements, parse_floor
+from redline_canary.options import (
+    add_default_flag,
+    add_scoring_options,
+    gate_options,
+    load_acknowledgements,
+    parse_floor,
+)
 from redline_canary.polling import PollConfig
 from redline_canary.profile_config import load_profiles_file
 from redline_canary.render import json_text
@@ -36,22 +41,16 @@ def register(sub: Any) -> None:
     p = sub.add_parser("run", help="open seeded and clean PRs, wait for the reviewer, score, clean up")
     add_target_options(p)
     p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
-    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
     p.add_argument("--run-id", help="unique id of this run (default: GITHUB_RUN_ID or a timestamp)")
     for flag, kind in (("--history", str), ("--poll-interval", float), ("--stable-polls", int),
-                       ("--timeout-minutes", float), ("--window", int), ("--floor", str)):
-        d = BY_FLAG[flag]
-        p.add_argument(flag, type=kind, default=d.value, help=f"{d.help} (default: %(default)s)")
-    p.add_argument("--min-recall", type=float, help="gate: fail below this recall")
-    p.add_argument("--require-citation", action="store_true", help="gate: caught seeds must cite the rule")
-    add_gate_options(p)
+                       ("--timeout-minutes", float)):
+        add_default_flag(p, flag, kind)
+    add_scoring_options(p)  # --corpus, --window, --floor, --profiles and the gate flags, as `score` has them
     p.add_argument("--baseline-history", metavar="FILE",
                    help="history to take the --baseline from (default: the --history file)")
     for flag in ("--confirm", "--parallel", "--budget-share"):
-        d = BY_FLAG[flag]
-        p.add_argument(flag, type=int, default=d.value, help=f"{d.help} (default: %(default)s)")
+        add_default_flag(p, flag, int)
     p.add_argument("--save-captures", help="keep every scored capture in this folder")
-    p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--dry-run", action="store_true", help="print the plan; touch nothing")
     p.add_argument("--json", action="store_true", help="print the records as JSON lines")
     p.set_defaults(func=run_run)
@@ -68,7 +67,7 @@ def add_target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prefix", help="single target: folder to push the corpus under")
 
 
-def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str] | None = None) -> list[Target]:
+def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str]) -> list[Target]:
     """Targets from the flags, --targets or CANARY_TARGETS, validated before any request."""
     extra = sorted(load_profiles_file(args.profiles)) if getattr(args, "profiles", None) else []
     if args.repo or args.stack:
@@ -90,8 +89,8 @@ def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str
         return parse_targets([item], "command line", corpus, extra)
     if args.targets:
         text, source = read_targets_arg(args.targets)
-    elif (env if env is not None else os.environ).get("CANARY_TARGETS", "").strip():
-        text, source = (env if env is not None else os.environ)["CANARY_TARGETS"], "CANARY_TARGETS"
+    elif env.get("CANARY_TARGETS", "").strip():
+        text, source = env["CANARY_TARGETS"], "CANARY_TARGETS"
     else:
         raise BadInput("no targets: give --targets, --repo with --stack, or set CANARY_TARGETS")
     return parse_targets(load_targets_text(text, source), source, corpus, extra)

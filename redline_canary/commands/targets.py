@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -60,7 +61,7 @@ def build_matrix(targets: list[Target]) -> dict[str, list[dict[str, str]]]:
 def run_targets_command(args: argparse.Namespace) -> int:
     try:
         corpus = load_corpus(args.corpus)
-        targets = resolve_targets(args, corpus)
+        targets = resolve_targets(args, corpus, os.environ)
         # Gate keys and acknowledgement files are checked here too: an expired acknowledgement
         # fails the plan job, naming the entry, before any pull request is opened.
         today = utc_now_iso()[:10]
