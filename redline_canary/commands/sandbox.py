@@ -21,6 +21,7 @@ can drive any failure from outside the Python API. Keys (see
     ref_visibility_lag: N | {attempts, repo}
     too_quickly: after, times, created, repo
     fine_grained_token: missing [permission names], repos
+    token: kind (fine_grained|classic), expires_in_days, scopes, no_access
     tree_payload_cap: bytes
 
 Any problem in the file is one line naming it and the key path, exit 2. With ``--json``
@@ -58,8 +59,11 @@ scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
       default_branch: main
       writable: true                 # false: permissions.push false, writes 403
       files: {README.md: "hi"}       # initial default-branch files
+      empty: false                   # true: no commit at all
+      labels: [redline-exempt]       # labels that already exist
       branches: [rc/2.4]             # one commit each by `human`
-      pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat}]
+      pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat,
+               reviewed_by: ["coderabbitai[bot]"]}]
       review_requests: {"copilot-pull-request-reviewer[bot]": hidden}
                                      # registered | dropped | hidden | rejected
   faults:                            # times omitted = always
@@ -71,6 +75,8 @@ scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
   ref_visibility_lag: {attempts: 2, repo: acme/canary-python}   # or just: 2
   too_quickly: {after: 9, times: 3, created: false, repo: acme/canary-python}
   fine_grained_token: {missing: [pull_requests], repos: [acme/canary-python]}
+  token: {kind: classic, scopes: [public_repo], expires_in_days: 5}
+                                     # or {kind: fine_grained, no_access: [checks]}
   tree_payload_cap: 2000000
 Any problem: one line naming the file and key path, exit 2.
 """
@@ -90,7 +96,7 @@ def register(subparsers: Any) -> None:
         description="Serve the sandbox on 127.0.0.1 and print its URL. Any token is accepted. "
         "--scenario FILE sets up repos, human branches/PRs, reviewers, faults and limits "
         "from YAML/JSON; top-level keys: login, human, repos, faults, secondary_limit, "
-        "primary_limit, ref_visibility_lag, too_quickly, fine_grained_token, tree_payload_cap "
+        "primary_limit, ref_visibility_lag, too_quickly, fine_grained_token, token, tree_payload_cap "
         "(shape: redline_canary/sandbox/scenario.py).",
         epilog=SCENARIO_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
