@@ -29,7 +29,7 @@ def _client(scenario: dict[str, Any]) -> Iterator[tuple[Sandbox, httpx.Client]]:
 def test_a_fine_grained_token_names_permissions_and_its_expiry() -> None:
     scenario = {"repos": [{"name": "acme/c"}], "token": {"kind": "fine_grained", "expires_in_days": 3,
                                                           "no_access": ["checks"]}}
-    for sb, client in _client(scenario):
+    for _sb, client in _client(scenario):
         r = client.get("/repos/acme/c/git/ref/heads/main")
         assert r.status_code == 200
         assert r.headers["x-accepted-github-permissions"] == "contents=read"

@@ -61,6 +61,7 @@ scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
       files: {README.md: "hi"}       # initial default-branch files
       empty: false                   # true: no commit at all
       labels: [redline-exempt]       # labels that already exist
+      copilot_review: false          # true: a ruleset requests Copilot's review
       branches: [rc/2.4]             # one commit each by `human`
       pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat,
                reviewed_by: ["coderabbitai[bot]"]}]

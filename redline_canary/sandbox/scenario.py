@@ -20,6 +20,7 @@ Shape (every key but ``repos`` optional)::
         files: {README.md: "hi\\n"} # initial files of the default branch
         empty: false               # true: no commit, no branch at all (a freshly created repo)
         labels: [redline-exempt]   # labels that exist before the canary runs
+        copilot_review: false      # true: a ruleset requests Copilot's review of every PR
         branches: [rc/2.4]         # one commit each by `human`, from the default branch
         pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat,
                  reviewed_by: ["coderabbitai[bot]"]}]   # a COMMENTED review by each login
@@ -94,6 +95,7 @@ class RepoSpec:
     review_requests: tuple[tuple[str, ReviewRequestMode], ...] = ()
     empty: bool = False
     labels: tuple[str, ...] = ()
+    copilot_review: bool = False
 
 
 @dataclass(frozen=True)
@@ -316,7 +318,7 @@ _TOP = (
 )  # fmt: skip
 _REPO = (
     "name", "topic", "reviewer", "latency", "default_branch", "writable", "files",
-    "branches", "pulls", "review_requests", "empty", "labels",
+    "branches", "pulls", "review_requests", "empty", "labels", "copilot_review",
 )  # fmt: skip
 _SECONDARY = ("per_minute", "per_hour", "window", "retry_after", "status", "send_retry_after", "methods")
 _PULL = ("head", "title", "base", "body", "draft", "author", "reviewed_by")
@@ -546,6 +548,7 @@ def _repo(c: _Check, key: str, value: Any) -> RepoSpec:
         review_requests=tuple(requests),
         empty=empty,
         labels=tuple(labels),
+        copilot_review=c.boolean(f"{key}.copilot_review", m.get("copilot_review", False)),
     )
 
 
@@ -622,6 +625,7 @@ def apply_scenario(
         for branch in spec.branches:
             note = f"notes/{branch.replace('/', '-')}.md"
             sb.state.commit_files(repo, branch, {note: f"Work on {branch}\n"}, f"Start {branch}", author=human)
+        repo.copilot_review = spec.copilot_review
         for label in spec.labels:
             sb.add_label(spec.name, label)
         for pull in spec.pulls:
