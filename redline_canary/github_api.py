@@ -33,6 +33,7 @@ from redline_canary.doctor_checks import Answer
 from redline_canary.errors import BadInput, InfraFailure, register_secret
 from redline_canary.github_errors import ApiFailure, decipher, decode_json
 from redline_canary.pacing import Pacer
+from redline_canary.recorder import Recorder
 from redline_canary.retrying import RetryPolicy, time_scale_from_env
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -97,10 +98,14 @@ class GitHubClient:
 
     def __init__(self, token: str, api_url: str | None = None, *, clock: Clock | None = None,
                  policy: RetryPolicy | None = None, pacer: Pacer | None = None,
-                 timeout: float = 30.0, transport: httpx.BaseTransport | None = None) -> None:
-        """``transport`` replaces the network (the sandbox mounted in-process, in tests)."""
+                 timeout: float = 30.0, transport: httpx.BaseTransport | None = None,
+                 recorder: Recorder | None = None) -> None:
+        """``transport`` replaces the network (the sandbox mounted in-process, in tests);
+        ``recorder`` writes every answer, scrubbed of the token (``run --record``)."""
         check_token(token)
         register_secret(token)
+        if recorder is not None:
+            recorder.add_secret(token)
         self.api_url = check_api_url(api_url or DEFAULT_API_URL)
         self._origin = _origin(self.api_url)
         self.clock = clock or RealClock()
@@ -113,6 +118,7 @@ class GitHubClient:
             headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
                      "X-GitHub-Api-Version": "2022-11-28",
                      "User-Agent": f"redline-canary/{__version__}"},
+            event_hooks={"response": [recorder.response]} if recorder is not None else None,
         )
         self.counts: Counter[str] = Counter()  # "METHOD route" -> requests, "... 304" separately
         self._lock = threading.Lock()

@@ -24,6 +24,7 @@ from redline_canary.history import read_history
 from redline_canary.options import add_gate_options, gate_options, load_acknowledgements, parse_floor
 from redline_canary.polling import PollConfig
 from redline_canary.profile_config import load_profiles_file
+from redline_canary.recorder import Recorder
 from redline_canary.render import json_text
 from redline_canary.runner import default_run_id, run_targets, summary_table
 from redline_canary.targets import Target, load_targets_text, parse_targets, read_targets_arg
@@ -51,6 +52,8 @@ def register(sub: Any) -> None:
         d = BY_FLAG[flag]
         p.add_argument(flag, type=int, default=d.value, help=f"{d.help} (default: %(default)s)")
     p.add_argument("--save-captures", help="keep every scored capture in this folder")
+    p.add_argument("--record", metavar="DIR", help="write every request and response of the run into this new "
+                   "folder, one scrubbed file each (the github-fixtures format; replay with `sandbox verify DIR`)")
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--dry-run", action="store_true", help="print the plan; touch nothing")
     p.add_argument("--json", action="store_true", help="print the records as JSON lines")
@@ -115,6 +118,8 @@ def check_run_options(args: argparse.Namespace) -> None:
         validate.history_path(args.history, "--history")
     if args.save_captures:
         validate.output_dir(args.save_captures, "--save-captures")
+    if args.record:
+        validate.output_dir(args.record, "--record")
     if args.baseline_history and not args.baseline:
         raise BadInput("--baseline-history: only used with --baseline")
 
@@ -133,6 +138,7 @@ class RunOptions:
     budget_share: int
     dry_run: bool
     json: bool
+    record: Path | None
     env: Mapping[str, str] = field(repr=False)  # holds the token: never in a repr
 
     @classmethod
@@ -160,7 +166,8 @@ class RunOptions:
             profiles_file=args.profiles,
         )
         return cls(tuple(targets), corpus, cycle, args.api_url, Path(args.history) if args.history else None,
-                   args.parallel, args.budget_share, args.dry_run, args.json, env)
+                   args.parallel, args.budget_share, args.dry_run, args.json,
+                   Path(args.record) if args.record else None, env)
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -181,9 +188,10 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
         return 0
     token = token_from_env(options.env)
     history = options.history
+    recorder = Recorder(options.record, run_id=run_id, secrets=(token,)) if options.record else None
     result = run_targets(targets, options.corpus, options.cycle, token=token, api_url=options.api_url,
                          parallel=options.parallel, history=history, budget_share=options.budget_share,
-                         transport=transport)
+                         transport=transport, recorder=recorder)
     if options.json:
         for r in result.records:
             print(json_text(r, indent=None), file=out)
@@ -193,4 +201,6 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
             print(f"{target.label}: {one_line(mask(str(exc)))}", file=err)
         if history:
             print(f"history: {len(result.records)} record(s) appended to {history}", file=out)
+        if recorder is not None:
+            print(f"recorded: {recorder.count} interaction(s) in {recorder.folder}", file=out)
     return result.exit_code

@@ -124,6 +124,19 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--latency", type=float, default=1.0, help="reviewer answer delay in seconds (default 1)")
     serve.add_argument("--json", action="store_true", help="print the URL and repos as JSON")
     serve.set_defaults(func=_serve)
+    verify = actions.add_parser(
+        "verify",
+        help="replay a recording against a fresh sandbox and print what differs",
+        description="Replay every interaction of DIR (written by `run --record DIR`, or any folder in the "
+        "github-fixtures format) against a fresh in-process sandbox and print, per interaction, the "
+        "differences the product would notice: status, the headers it reads, key sets and JSON types of "
+        "the body (ids, SHAs, dates and URLs are not differences). Exit 1 when any interaction differs.",
+    )
+    verify.add_argument("dir", metavar="DIR", help="folder of recorded interactions (*.json)")
+    verify.add_argument("--reviewer", choices=("bandit", "silent", "none"), default="bandit",
+                        help="simulated reviewer on every recorded repository (default bandit)")
+    verify.add_argument("--json", action="store_true", help="one JSON object per interaction, then a summary")
+    verify.set_defaults(func=_verify)
     parser.set_defaults(func=lambda args: _usage(parser))
 
 
@@ -228,3 +241,20 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from redline_canary.render import inert_line, json_text
+    from redline_canary.verdict import verify_exit_code
+    from redline_canary.verify import load_recording, render, verify
+
+    outcomes = verify(load_recording(args.dir), reviewer=args.reviewer)
+    differ = sum(bool(o.differences) for o in outcomes)
+    if args.json:
+        for o in outcomes:
+            print(json_text({"file": o.name, "method": o.method, "path": o.path, "status": o.status,
+                             "differences": list(o.differences)}, indent=None))
+        print(json_text({"interactions": len(outcomes), "differ": differ}, indent=None))
+    else:
+        print("\n".join(inert_line(line) for line in render(outcomes).splitlines()))
+    return verify_exit_code(differ)

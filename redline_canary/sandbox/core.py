@@ -434,6 +434,11 @@ class Sandbox:
         with self.state.lock:
             self.state.policies.credential = Credential(kind, at, tuple(scopes), names)  # type: ignore[arg-type]
 
+    def clear_credential(self) -> None:
+        """Back to the default dialect: no scopes, no expiry (unless ``fine_grained_token``)."""
+        with self.state.lock:
+            self.state.policies.credential = None
+
     def review_requests(self, repo: str, login: str, mode: ReviewRequestMode) -> None:
         """What ``POST /pulls/{n}/requested_reviewers`` does for ``login`` on ``repo``:
         ``registered`` (normal), ``dropped`` (201, never listed, the bot is not woken: a
