@@ -65,6 +65,7 @@ def test_learned_shas_ids_and_etags_rewrite_later_requests() -> None:
     learn(_resp(200, {"object": {"sha": "a" * 40}, "id": 5, "name": "n"}, etag='"r"'),
           _resp(200, {"object": {"sha": "b" * 40}, "id": 7, "name": "m"}, etag='"p"'), mapping)
     assert mapping == {'"r"': '"p"', "a" * 40: "b" * 40, "5": "7"}
-    assert substitute_path(f"/repos/o/r/git/commits/{'a' * 40}?x=5", mapping) == f"/repos/o/r/git/commits/{'b' * 40}?x=5"
+    path = substitute_path(f"/repos/o/r/git/commits/{'a' * 40}?x=5", mapping)
+    assert path == f"/repos/o/r/git/commits/{'b' * 40}?x=5"
     assert substitute({"base_tree": "a" * 40, "n": ["a" * 40, "keep"]}, mapping) == {
         "base_tree": "b" * 40, "n": ["b" * 40, "keep"]}
