@@ -76,8 +76,8 @@ scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
   ref_visibility_lag: {attempts: 2, repo: acme/canary-python}   # or just: 2
   too_quickly: {after: 9, times: 3, created: false, repo: acme/canary-python}
   fine_grained_token: {missing: [pull_requests], repos: [acme/canary-python]}
-  token: {kind: classic, scopes: [public_repo], expires_in_days: 5}
-                                     # or {kind: fine_grained, no_access: [checks]}
+  token: {kind: fine_grained, expires_in_days: 5, no_access: [checks]}
+                                     # or {kind: classic, scopes: [public_repo]}
   tree_payload_cap: 2000000
 Any problem: one line naming the file and key path, exit 2.
 """
