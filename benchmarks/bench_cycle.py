@@ -68,9 +68,9 @@ def run(n_targets: int, reviewer: str = "bandit", stack: str = "python",
         last_word = {}
         for a in activity:
             last_word[(a.repo, a.number)] = max(last_word.get((a.repo, a.number), 0.0), a.at)
-        pr_numbers = {r["repo"]: {} for r in result.records}
+        pr_numbers: dict[str, dict[str, int | None]] = {r.repo: {} for r in result.records}
         for r in result.records:
-            pr_numbers[r["repo"]][r["kind"]] = r["pr"]
+            pr_numbers[r.repo][r.kind] = r.pr
         latencies = []
         for label, at in stamps.verdicts.items():
             repo, rest = label.split(" ", 1)
@@ -113,7 +113,7 @@ def scaling(n_targets: int, think: float = 0.6) -> float:
         result = run_targets(targets, load_corpus(), options, token=TOKEN, api_url=url,
                              parallel=n_targets, progress=lambda _l, _t: None,
                              writes_per_minute=100_000, writes_per_hour=100_000)
-        assert all(r["outcome"] == "scored" for r in result.records)
+        assert all(r.outcome == "scored" for r in result.records)
         return time.monotonic() - started
     finally:
         child.terminate()
@@ -142,7 +142,7 @@ def main() -> None:
         print(f"  {n:4d}  {route}")
     print(f"charged requests: {total_charged} for {prs} PRs = {(total_charged - shared) / prs:.1f} per PR "
           f"lifecycle, plus {shared} shared per target (preflight, label)")
-    n_polls = sum(int(r["timings"]["polls"]) for r in one["records"])
+    n_polls = sum(int((r.timings or {}).get("polls", 0)) for r in one["records"])
     naive = prs * (files + 1 + 1 + 2) + n_polls * 3 + 3  # contents PUT per file, PR, label, close, delete
     print(f"naive strategy (one contents PUT per file, every poll a full 200 re-list): ~{naive} "
           f"charged = {naive / prs:.1f} per PR")

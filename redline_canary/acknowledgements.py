@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from redline_canary.markers import RULE_ID
+from redline_canary.record import Record, Seed
 
 _KEYS = {"reviewer", "stack", "seed", "rule", "reason", "until", "by", "repo", "fingerprint"}
 _FINGERPRINT = re.compile(r"^[0-9a-f]{12}$")
@@ -34,9 +35,9 @@ class AcknowledgementError(ValueError):
     """A bad acknowledgements document; the message starts with the key path."""
 
 
-def seed_fingerprint(seed: Mapping[str, Any]) -> str:
+def seed_fingerprint(seed: Seed) -> str:
     """What identifies a seed's defect across line moves: its rule, severity and description."""
-    text = f"{seed.get('rule')}|{seed.get('severity')}|{seed.get('description')}"
+    text = f"{seed.rule}|{seed.severity}|{seed.description}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -58,15 +59,15 @@ class Acknowledgement:
         what = f"SEED {self.seed}" if self.seed is not None else str(self.rule)
         return f"acknowledgements[{self.index}] ({self.reviewer} {self.stack} {what})"
 
-    def names(self, record: Mapping[str, Any], seed: Mapping[str, Any]) -> bool:
+    def names(self, record: Record, seed: Seed) -> bool:
         """Whether this entry is about ``seed`` of ``record`` (fingerprint aside)."""
-        if record.get("reviewer") != self.reviewer or record.get("stack") != self.stack:
+        if record.reviewer != self.reviewer or record.stack != self.stack:
             return False
-        if self.repo is not None and record.get("repo") != self.repo:
+        if self.repo is not None and record.repo != self.repo:
             return False
-        return seed.get("n") == self.seed if self.seed is not None else seed.get("rule") == self.rule
+        return seed.n == self.seed if self.seed is not None else seed.rule == self.rule
 
-    def matches_corpus(self, seed: Mapping[str, Any]) -> bool:
+    def matches_corpus(self, seed: Seed) -> bool:
         return self.fingerprint is None or self.fingerprint == seed_fingerprint(seed)
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from redline_canary.record import Record
 from redline_canary.render import fmt_rate, md_code, md_seed_line, md_text, terminal_safe
 from redline_canary.verdict import EXIT_MEANINGS, final_attempts, outcome_word
 
@@ -60,10 +61,6 @@ def output_entry(name: str, value: str, delimiter: str) -> str:
 
 # --- which records count ------------------------------------------------------------------
 
-def target_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
-    return (str(record.get("repo")), str(record.get("stack")), str(record.get("reviewer")))
-
-
 @dataclass(frozen=True)
 class Totals:
     """Pooled over the final attempts of every scored PR (the action's headline numbers)."""
@@ -84,21 +81,20 @@ class Totals:
         return self.caught / self.markers if self.markers else None
 
 
-def totals(records: Iterable[Mapping[str, Any]]) -> Totals:
+def totals(records: Iterable[Record]) -> Totals:
     b_caught = b_n = caught = markers = under = 0
     cfp: int | None = None
     for r in final_attempts(records):
-        if r.get("outcome") != "scored":
+        if r.outcome != "scored":
             continue  # silent/error/cancelled measured nothing: never a zero
-        if r.get("kind") == "seeded":
-            b = (r.get("by_severity") or {}).get("BLOCKER") or {}
-            b_caught += int(b.get("caught", 0))
-            b_n += int(b.get("markers", 0))
-            caught += int(r.get("caught", 0))
-            markers += int(r.get("markers", 0))
-            under += int(r.get("undercalled", 0))
-        elif r.get("clean_false_positives") is not None:
-            cfp = (cfp or 0) + int(r["clean_false_positives"])
+        if r.kind == "seeded":
+            b_caught += r.blocker.caught
+            b_n += r.blocker.markers
+            caught += r.caught
+            markers += r.markers
+            under += r.undercalled
+        elif r.clean_false_positives is not None:
+            cfp = (cfp or 0) + r.clean_false_positives
     return Totals(b_caught, b_n, caught, markers, under, cfp)
 
 
@@ -106,12 +102,12 @@ def _rate_text(value: float | None) -> str:
     return "" if value is None else f"{value:.4f}".rstrip("0").rstrip(".") if value else "0"
 
 
-def action_outputs(records: Sequence[Mapping[str, Any]], exit_code: int,
+def action_outputs(records: Sequence[Record], exit_code: int,
                    records_path: str = "") -> dict[str, str]:
     """The action's outputs. Rates are pooled fractions (``0.8``); empty when nothing of
     that kind was scored, so a caller never reads silence as a 0."""
     t = totals(records)
-    run_ids = sorted({str(r.get("run_id")) for r in records if r.get("run_id")})
+    run_ids = sorted({r.run_id for r in records})
     return {
         "outcome": outcome_word(exit_code),
         "exit-code": str(exit_code),
@@ -131,7 +127,7 @@ def corpus_file(corpus_prefix: str, kind: str, stack: str, path: str) -> str:
     return f"{prefix}/{kind}/{stack}/{path}"
 
 
-def annotation_commands(records: Sequence[Mapping[str, Any]], corpus_prefix: str = "seeds",
+def annotation_commands(records: Sequence[Record], corpus_prefix: str = "seeds",
                 limit: int = ANNOTATIONS_PER_LEVEL, exit_code: int | None = None) -> list[str]:
     """Errors for what fails a gate (an uncaught BLOCKER, clean false positives, silence,
     an error), warnings for the rest (other misses and undercalls). Most severe first;
@@ -147,10 +143,10 @@ def annotation_commands(records: Sequence[Mapping[str, Any]], corpus_prefix: str
             title=f"redline-canary: {outcome_word(exit_code)}")))
     t = terminal_safe  # every field below is record text: one line, no control characters
     for r in final:
-        who = t(r.get("reviewer"))
-        where = t(f"{r.get('repo')} {r.get('stack')}/{r.get('kind')}")
-        pr = t(f" PR #{r['pr']}") if r.get("pr") else ""
-        outcome = r.get("outcome")
+        who = t(r.reviewer)
+        where = t(f"{r.repo} {r.stack}/{r.kind}")
+        pr = t(f" PR #{r.pr}") if r.pr else ""
+        outcome = r.outcome
         if outcome == "silent":
             errors.append((0, workflow_command(
                 "error", f"{who} said nothing on {where}{pr} before the timeout: nothing was measured "
@@ -158,45 +154,43 @@ def annotation_commands(records: Sequence[Mapping[str, Any]], corpus_prefix: str
             continue
         if outcome in ("error", "cancelled"):
             bucket = errors if outcome == "error" else warnings
-            notice = f": {t(r['notice'])}" if r.get("notice") else ""
+            notice = f": {t(r.notice)}" if r.notice else ""
             bucket.append((0, workflow_command(
                 "error" if outcome == "error" else "warning", f"{where}{pr} was not scored{notice}",
                 title=f"Canary {outcome}")))
             continue
         if outcome != "scored":
             continue
-        if r.get("kind") == "clean":
-            cfp = r.get("clean_false_positives") or 0
+        if r.kind == "clean":
+            cfp = r.clean_false_positives or 0
             if cfp:
                 errors.append((1, workflow_command(
                     "error", f"{who} raised {cfp} finding(s) at or above the floor on the clean twin "
                     f"({where}{pr})", title="Clean false positives")))
             continue
-        stack = t(r.get("stack"))
-        gate = r.get("gate") or {}
-        acknowledged = set(gate.get("acknowledged") or [])
-        for state, seeds in (("missed", r.get("missed_seeds") or []),
-                             ("undercalled", r.get("undercalled_seeds") or [])):
+        stack = t(r.stack)
+        gate = r.gate
+        acknowledged = set(gate.acknowledged)
+        for state, seeds in (("missed", r.missed_seeds), ("undercalled", r.undercalled_seeds)):
             for s in seeds:
-                sev = t(s.get("severity"))
-                text = f"SEED {t(s.get('n'))} [{sev}] {state} by {who}"
+                sev = t(s.severity)
+                text = f"SEED {t(s.n)} [{sev}] {state} by {who}"
                 if state == "undercalled":
-                    ev = s.get("evidence") or {}
-                    word = t(ev.get("word") or ev.get("severity") or "a lower level")
-                    text += f": found at {word}" + (f" ({t(ev['severity'])})" if ev.get("severity") else "") \
-                        + f", marked {sev}"
-                text += f" on {t(r.get('repo'))}{pr} — {t(s.get('rule'))}: {t(s.get('description', ''))}".rstrip(": ")
+                    ev = s.evidence
+                    given = ev.severity if ev is not None else None
+                    word = t((ev.word if ev is not None else None) or given or "a lower level")
+                    text += f": found at {word}" + (f" ({t(given)})" if given else "") + f", marked {sev}"
+                text += f" on {t(r.repo)}{pr} — {t(s.rule)}: {t(s.description or '')}".rstrip(": ")
                 # The gate says which BLOCKERs fail it (older records: every one not acknowledged).
-                failing = gate.get("failing_seeds")
-                fails = sev == "BLOCKER" and (s.get("n") in failing if isinstance(failing, list)
-                                              else s.get("n") not in acknowledged)
-                if sev == "BLOCKER" and s.get("n") in acknowledged:
+                fails = sev == "BLOCKER" and (s.n in gate.failing_seeds if gate.has("failing_seeds")
+                                              else s.n not in acknowledged)
+                if sev == "BLOCKER" and s.n in acknowledged:
                     text += " (acknowledged: does not fail the gate)"
                 cmd = workflow_command("error" if fails else "warning", text,
-                                       file=corpus_file(corpus_prefix, "seeded", stack, t(s.get("path"))),
-                                       line=s.get("line"), title=f"{sev} seed {state}")
+                                       file=corpus_file(corpus_prefix, "seeded", stack, t(s.path)),
+                                       line=s.line, title=f"{sev} seed {state}")
                 (errors if fails else warnings).append((_SEV_RANK.get(sev, 9), cmd))
-        for note in gate.get("warnings") or []:
+        for note in gate.warnings:
             if "acknowledged by" in str(note):
                 continue  # already said on the seed's own annotation
             warnings.append((1, workflow_command("warning", f"{where}: {t(note)}", title="Gate warning")))
@@ -222,60 +216,59 @@ def md(text: object) -> str:
     return md_text(text)
 
 
-def _cells(r: Mapping[str, Any]) -> list[str]:
-    scored = r.get("outcome") == "scored"
-    seeded = r.get("kind") == "seeded"
+def _cells(r: Record) -> list[str]:
+    scored = r.outcome == "scored"
+    seeded = r.kind == "seeded"
     dash = "–"
-    b = (r.get("by_severity") or {}).get("BLOCKER") or {"caught": 0, "markers": 0}
+    b = r.blocker
     blocker = recall = under = cfp = dash
     if scored and seeded:
-        blocker = fmt_rate(int(b["caught"]), int(b["markers"]), r.get("blocker_recall_ci95"))
-        found = int(b.get("caught", 0)) + int(b.get("undercalled", 0))
-        if int(b["markers"]) and found != int(b["caught"]):
-            blocker += f"; found {found}/{b['markers']}"
-        recall = fmt_rate(int(r["caught"]), int(r["markers"]), r.get("recall_ci95"))
-        under = f"{r['undercalled']} of {r['markers']}"
+        blocker = fmt_rate(b.caught, b.markers, r.blocker_recall_ci95)
+        found = b.caught + b.undercalled
+        if b.markers and found != b.caught:
+            blocker += f"; found {found}/{b.markers}"
+        recall = fmt_rate(r.caught, r.markers, r.recall_ci95)
+        under = f"{r.undercalled} of {r.markers}"
     elif scored:
-        cfp = str(r.get("clean_false_positives") or 0)
-        if r.get("findings") is not None:
-            cfp += f" (of {r['findings']} finding(s)"
-            if r.get("clean_findings_below_floor"):
-                cfp += f"; {r['clean_findings_below_floor']} below the floor"
+        cfp = str(r.clean_false_positives or 0)
+        if r.findings is not None:
+            cfp += f" (of {r.findings} finding(s)"
+            if r.clean_findings_below_floor:
+                cfp += f"; {r.clean_findings_below_floor} below the floor"
             cfp += ")"
-    gate = "✅ PASS" if (r.get("gate") or {}).get("passed") else "❌ FAIL"
-    target = f"{r.get('repo')} {r.get('stack')} · {r.get('reviewer')} · {r.get('kind')}"
-    if int(r.get("attempt", 1)) > 1:
-        target += f" (attempt {r['attempt']})"
-    pr = f"#{md(r['pr'])}" if r.get("pr") else dash
-    return [md(target), pr, md(r.get("outcome")), blocker, recall, under, cfp, gate]
+    gate = "✅ PASS" if r.gate.passed else "❌ FAIL"
+    target = f"{r.repo} {r.stack} · {r.reviewer} · {r.kind}"
+    if r.attempt > 1:
+        target += f" (attempt {r.attempt})"
+    pr = f"#{md(r.pr)}" if r.pr else dash
+    return [md(target), pr, md(r.outcome), blocker, recall, under, cfp, gate]
 
 
-def _details(r: Mapping[str, Any], corpus_prefix: str) -> str:
-    pr = f" PR #{md(r['pr'])}" if r.get("pr") else ""
-    lines = [f"### {md(r.get('repo'))} {md(r.get('stack'))} — {md(r.get('kind'))}{pr}", ""]
-    lines.append(f"Reviewer {md_code(r.get('reviewer'))}, mode {md(r.get('mode'))}, corpus "
-                 f"{md_code(r.get('corpus_fingerprint'))}, outcome **{md(r.get('outcome'))}**"
-                 + (f" — {md(r['notice'])}" if r.get("notice") else ""))
-    gate = r.get("gate") or {}
-    reasons = "; ".join(str(x) for x in gate.get("reasons") or [])
+def _details(r: Record, corpus_prefix: str) -> str:
+    pr = f" PR #{md(r.pr)}" if r.pr else ""
+    lines = [f"### {md(r.repo)} {md(r.stack)} — {md(r.kind)}{pr}", ""]
+    lines.append(f"Reviewer {md_code(r.reviewer)}, mode {md(r.mode)}, corpus "
+                 f"{md_code(r.corpus_fingerprint)}, outcome **{md(r.outcome)}**"
+                 + (f" — {md(r.notice)}" if r.notice else ""))
+    gate = r.gate
+    reasons = "; ".join(gate.reasons)
     lines.append("")
-    lines.append("Gate: " + ("PASS" if gate.get("passed") else "FAIL") + (f" — {md(reasons)}" if reasons else ""))
-    if gate.get("blocker_gate") == "found":
+    lines.append("Gate: " + ("PASS" if gate.passed else "FAIL") + (f" — {md(reasons)}" if reasons else ""))
+    if gate.blocker_gate == "found":
         lines.append("(blocker gate: found — a BLOCKER located at any severity at or above the floor counts)")
-    for note in gate.get("warnings") or []:
+    for note in gate.warnings:
         lines.append(f"- ⚠️ {md(note)}")
-    for title, key in (("Missed seeds", "missed_seeds"), ("Undercalled seeds", "undercalled_seeds")):
-        seeds = r.get(key) or []
+    for title, seeds in (("Missed seeds", r.missed_seeds), ("Undercalled seeds", r.undercalled_seeds)):
         if not seeds:
             continue
         lines += ["", f"**{title} ({len(seeds)})**", ""]
         for s in seeds:
-            where = corpus_file(corpus_prefix, "seeded", str(r.get("stack")), str(s.get("path")))
-            lines.append(f"- SEED {md(s.get('n'))} · {md_seed_line({**s, 'path': where})}")
+            where = corpus_file(corpus_prefix, "seeded", r.stack, s.path)
+            lines.append(f"- SEED {md(s.n)} · {md_seed_line(replace(s, path=where))}")
     return "\n".join(lines) + "\n"
 
 
-def job_summary(records: Sequence[Mapping[str, Any]], exit_code: int, *, corpus_prefix: str = "seeds",
+def job_summary(records: Sequence[Record], exit_code: int, *, corpus_prefix: str = "seeds",
                 notes: Sequence[str] = (), limit: int = SUMMARY_LIMIT) -> str:
     """Markdown for ``$GITHUB_STEP_SUMMARY``: the verdict, one table row per PR with the
     four numbers (blocker recall, recall with n and 95 % interval, undercalls, clean false
@@ -285,7 +278,7 @@ def job_summary(records: Sequence[Mapping[str, Any]], exit_code: int, *, corpus_
     word = outcome_word(exit_code).upper()
     meaning = EXIT_MEANINGS.get(exit_code, "unexpected exit code")
     head = [f"## redline-canary: {word} (exit {exit_code}: {meaning})", ""]
-    run_ids = sorted({str(r.get("run_id")) for r in final if r.get("run_id")})
+    run_ids = sorted({r.run_id for r in final})
     if run_ids:
         head.append(f"Run {', '.join(md_code(x) for x in run_ids)} · {len(final)} PR(s) scored or attempted")
         head.append("")

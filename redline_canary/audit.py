@@ -17,12 +17,14 @@ reviews are grouped, so one decision settles them all.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from redline_canary.matching import distance
 from redline_canary.publication import PublishedFile, PublishedMarker
+from redline_canary.record import Record
 from redline_canary.severity import Severity, at_or_above
 
 CATEGORIES = ("clean", "noise", "undercall", "near-miss")
@@ -91,7 +93,7 @@ def _corpus_place(files: Sequence[PublishedFile], path: str | None,
 
 
 def worklist(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     published: Mapping[tuple[str, str], Published],
     *,
     window: int,
@@ -100,34 +102,34 @@ def worklist(
     """Every entry the rubric says to adjudicate, from scored records (schema 2)."""
     out = Worklist()
     for r in records:
-        if r.get("outcome") != "scored":
+        if r.outcome != "scored":
             continue
-        stack, kind = str(r.get("stack")), str(r.get("kind"))
+        stack, kind = r.stack, r.kind
         pub = published.get((stack, kind))
         if pub is None:
-            out.warnings.append(f"{r.get('run_id')}: stack {stack!r} is not in this corpus; skipped")
+            out.warnings.append(f"{r.run_id}: stack {stack!r} is not in this corpus; skipped")
             continue
         out.reviews += 1
-        if r.get("corpus_fingerprint") != pub.fingerprint:
+        if r.corpus_fingerprint != pub.fingerprint:
             out.warnings.append(
-                f"{r.get('run_id')} ({stack}/{kind}): scored with corpus {r.get('corpus_fingerprint')}, "
+                f"{r.run_id} ({stack}/{kind}): scored with corpus {r.corpus_fingerprint}, "
                 f"the corpus is now {pub.fingerprint}: places may have moved")
-        if int(r.get("schema", 1)) < 2:
-            out.warnings.append(f"{r.get('run_id')} ({stack}/{kind}): schema 1 record has no finding "
+        if r.schema < 2:
+            out.warnings.append(f"{r.run_id} ({stack}/{kind}): schema 1 record has no finding "
                                 "texts; only undercalls are listed")
-        who, run = str(r.get("reviewer")), str(r.get("run_id"))
+        who, run = r.reviewer, r.run_id
         seeds = [m for m in pub.markers if m.marker.kind == "seed"]
-        for u in r.get("unmatched_findings") or []:
-            klass, sev = u.get("class"), u.get("severity")
-            path, line = u.get("path"), u.get("line")
-            end = u.get("end_line") or line
+        for u in r.unmatched_findings:
+            klass, sev = u.klass, u.severity
+            path, line = u.path, u.line
+            end = u.end_line or line
             cpath, cline = _corpus_place(pub.files, path, line)
-            base = dict(stack=stack, kind=kind, severity=sev, word=str(u.get("word") or ""),
-                        pushed_path=str(path), pushed_line=line, corpus_path=cpath, corpus_line=cline,
-                        excerpt=str(u.get("excerpt") or ""), reviewer=who, run_id=run)
+            entry = functools.partial(Entry, stack=stack, kind=kind, severity=sev, word=u.word or "",
+                                      pushed_path=str(path), pushed_line=line, corpus_path=cpath,
+                                      corpus_line=cline, excerpt=u.excerpt or "", reviewer=who, run_id=run)
             if kind == "clean":
                 if klass != "borderline" and at_or_above(sev, floor.name):
-                    out.entries.append(Entry(category="clean", **base))
+                    out.entries.append(entry(category="clean"))
                 continue
             if klass != "noise":
                 continue
@@ -137,21 +139,20 @@ def worklist(
                 close = [(d, m) for d, m in gaps if window < d <= window + NEAR_MISS_EXTRA]
                 near = min(close, key=lambda x: (x[0], x[1].marker.n)) if close else None
             if near is not None:
-                out.entries.append(Entry(category="near-miss", seed=near[1].marker.n,
-                                         marked=near[1].marker.severity.name, distance=near[0],
-                                         **base))
+                out.entries.append(entry(category="near-miss", seed=near[1].marker.n,
+                                         marked=near[1].marker.severity.name, distance=near[0]))
             else:
-                out.entries.append(Entry(category="noise", **base))
-        for s in r.get("undercalled_seeds") or []:
-            ev = s.get("evidence") or {}
-            if ev.get("distance") is None or ev["distance"] > 1:
+                out.entries.append(entry(category="noise"))
+        for s in r.undercalled_seeds:
+            ev = s.evidence
+            if ev is None or ev.distance is None or ev.distance > 1:
                 continue
             out.entries.append(Entry(
-                stack=stack, kind=kind, category="undercall", severity=ev.get("severity"),
-                word=str(ev.get("word") or ""), pushed_path=str(s.get("pushed_path")),
-                pushed_line=s.get("pushed_line"), corpus_path=str(s.get("path")),
-                corpus_line=s.get("line"), excerpt=str(ev.get("excerpt") or ""), reviewer=who,
-                run_id=run, seed=s.get("n"), marked=s.get("severity"), distance=ev["distance"]))
+                stack=stack, kind=kind, category="undercall", severity=ev.severity,
+                word=ev.word or "", pushed_path=str(s.pushed_path),
+                pushed_line=s.pushed_line, corpus_path=s.path,
+                corpus_line=s.line, excerpt=ev.excerpt or "", reviewer=who,
+                run_id=run, seed=s.n, marked=s.severity, distance=ev.distance))
     _group(out.entries)
     return out
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,9 @@ from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile
 from redline_canary.polling import PollConfig, PollState, activity_fingerprint, describe, observe
 from redline_canary.profiles.base import Profile
+from redline_canary.record import Record
 from redline_canary.retrying import RetryPolicy
-from redline_canary.scoring import DEFAULT_FLOOR
+from redline_canary.scoring import DEFAULT_FLOOR, RecordMeta
 from redline_canary.severity import Severity
 from redline_canary.targets import Target
 from redline_canary.verdict import GateOptions, confirm, decide, unmet_blockers
@@ -49,7 +50,7 @@ class CycleOptions:
     floor: Severity = DEFAULT_FLOOR
     gate: GateOptions = field(default_factory=GateOptions)
     confirm: int = 1
-    baseline_history: tuple[Mapping[str, Any], ...] = ()  # what --baseline compares with
+    baseline_history: tuple[Record, ...] = ()  # what --baseline compares with
     label: str = LABEL
     branch_prefix: str = BRANCH_PREFIX
     save_captures: Path | None = None
@@ -113,7 +114,7 @@ class TargetCycle:
         self.progress = progress or (lambda _label, _text: None)
         self.profile: Profile = load_profile(target.reviewer, target.logins, options.profiles_file)
         self.prs: list[OpenPR] = []
-        self.records: list[dict[str, Any]] = []
+        self.records: list[Record] = []
         self.leftovers = Leftovers()
         self.fingerprint = fingerprint(corpus, target.stack)
         self.started = clock.now()
@@ -121,7 +122,7 @@ class TargetCycle:
         self.rules = target.gate or replace(options.gate, floor=options.floor.name)
 
     # --- the cycle ----------------------------------------------------------------
-    def run(self) -> list[dict[str, Any]]:
+    def run(self) -> list[Record]:
         try:
             base = self.client.preflight(self.target.repo, self.target.base)
             self.client.ensure_label(self.target.repo, self.options.label,
@@ -158,14 +159,13 @@ class TargetCycle:
         for pr in prs:
             if opened_only and pr.number is None:
                 continue
-            if any(r["kind"] == pr.kind and r["attempt"] == pr.attempt for r in self.records):
+            if any(r.kind == pr.kind and r.attempt == pr.attempt for r in self.records):
                 continue
             try:
                 record = self._score(pr, outcome=outcome)
             except Exception:
                 record = self._score(pr, outcome=outcome, comments=False)
-            record["notice"] = mask(notice or record.get("notice") or "")[:1000] or None
-            self.records.append(record)
+            self.records.append(replace(record, notice=mask(notice or record.notice or "")[:1000] or None))
 
     def _open(self, base: BaseCommit, kind: str, attempt: int) -> OpenPR:
         t = self.target
@@ -241,7 +241,7 @@ class TargetCycle:
             self.progress(self._label(pr), describe(pr.poll, config, self.clock.now()))
         return pr.poll.verdict
 
-    def _score(self, pr: OpenPR, outcome: str | None = None, *, comments: bool = True) -> dict[str, Any]:
+    def _score(self, pr: OpenPR, outcome: str | None = None, *, comments: bool = True) -> Record:
         t = self.target
         capture = self._capture(pr, comments=comments)
         settings = ScoreSettings(stack=t.stack, kind=pr.kind, mode=t.mode, prefix=t.prefix,
@@ -250,18 +250,18 @@ class TargetCycle:
         charged = sum(v for k, v in self.client.counts.items() if not k.endswith(" 304"))
         not_modified = sum(v for k, v in self.client.counts.items() if k.endswith(" 304"))
         now = self.clock.now()
-        meta = {
-            "run_id": self.options.run_id, "attempt": pr.attempt, "recorded_at": utc_now_iso(),
-            "repo": t.repo, "pr": pr.number, "reviewer": t.reviewer,
-            "corpus_fingerprint": self.fingerprint, "tool_version": __version__,
-            "timings": {
+        meta = RecordMeta(
+            run_id=self.options.run_id, attempt=pr.attempt, recorded_at=utc_now_iso(),
+            repo=t.repo, pr=pr.number, reviewer=t.reviewer,
+            corpus_fingerprint=self.fingerprint, tool_version=__version__,
+            timings={
                 "elapsed_s": round(now - self.started, 3),
                 "review_wait_s": round(((pr.poll.finished_at if pr.poll and pr.poll.finished_at
                                          else now) - pr.opened_at) if pr.opened_at else 0.0, 3),
                 "polls": float(pr.poll.polls if pr.poll else 0),
             },
-            "api_requests": {"charged": charged, "not_modified": not_modified},
-        }
+            api_requests={"charged": charged, "not_modified": not_modified},
+        )
         verdict = pr.poll.verdict if pr.poll else None
         if outcome is None and verdict == "timeout" and pr.poll and not pr.poll.activity:
             outcome = "silent"
@@ -272,12 +272,13 @@ class TargetCycle:
             outcome = "error"
         _score, record = evaluate(capture, self.corpus, settings, self.profile, meta, outcome)
         if unconfirmed:
-            record["notice"] = f"{self.profile.name}: {pr.unconfirmed}"
-            record["gate"]["reasons"] = [f"reviewer error: {record['notice']}"]
+            notice = f"{self.profile.name}: {pr.unconfirmed}"
+            record = replace(record, notice=notice,
+                             gate=replace(record.gate, reasons=(f"reviewer error: {notice}",)))
         if self.options.save_captures:
             self._save_capture(pr, capture)
-        self.progress(self._label(pr), f"{record['outcome']}, gate "
-                      + ("passed" if record["gate"]["passed"] else "failed"))
+        self.progress(self._label(pr), f"{record.outcome}, gate "
+                      + ("passed" if record.gate.passed else "failed"))
         return record
 
     def _apply_baseline(self) -> None:
@@ -285,25 +286,25 @@ class TargetCycle:
         if not self.rules.baseline:
             return
         for kind in ("seeded", "clean"):
-            mine = [r for r in self.records if r["kind"] == kind]
+            mine = [i for i, r in enumerate(self.records) if r.kind == kind]
             if mine:
-                last = mine[-1]
-                last["gate"] = decide(last, self.rules, attempts=mine[:-1],
-                                      history=self.options.baseline_history).as_json()
+                last = self.records[mine[-1]]
+                gate = decide(last, self.rules, attempts=[self.records[i] for i in mine[:-1]],
+                              history=self.options.baseline_history).gate()
+                self.records[mine[-1]] = replace(last, gate=gate)
 
     def _confirm(self, base: BaseCommit) -> None:
         """Re-run a seeded PR that missed a BLOCKER; a blocker counts as missed only if
         every attempt missed it."""
         for attempt in range(2, self.options.confirm + 2):
-            last = [r for r in self.records if r["kind"] == "seeded"][-1]
+            last = [r for r in self.records if r.kind == "seeded"][-1]
             rules = self.rules
-            if last["outcome"] != "scored" or not unmet_blockers(last, rules):
+            if last.outcome != "scored" or not unmet_blockers(last, rules):
                 return
             pr = self._open(base, "seeded", attempt)
             self._wait([pr])
             record = self._score(pr)
-            confirm([r for r in self.records if r["kind"] == "seeded"], record, attempt, rules)
-            self.records.append(record)
+            self.records.append(confirm([r for r in self.records if r.kind == "seeded"], record, attempt, rules))
 
     def teardown(self) -> None:
         """Close every PR and delete every branch this cycle made, whatever went wrong.

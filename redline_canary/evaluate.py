@@ -7,7 +7,7 @@ in CI and one recomputed later from the saved capture are the same number.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from redline_canary.capture import comments_from_capture
@@ -16,9 +16,11 @@ from redline_canary.extraction import Extraction
 from redline_canary.findings import Finding
 from redline_canary.matching import DEFAULT_WINDOW, CitesRule, cite_rule
 from redline_canary.profiles.base import Profile
+from redline_canary.record import Record
 from redline_canary.redline_scale import prefix_rule
 from redline_canary.scoring import (
     DEFAULT_FLOOR,
+    RecordMeta,
     Score,
     build_record,
     score_pr,
@@ -43,9 +45,9 @@ def evaluate(
     corpus: CorpusData,
     settings: ScoreSettings,
     profile: Profile,
-    meta: Mapping[str, Any],
+    meta: RecordMeta,
     outcome: str | None = None,
-) -> tuple[Score, dict[str, Any]]:
+) -> tuple[Score, Record]:
     """Score one captured PR and build its record (``meta`` supplies identity and clock)."""
     extraction = profile.extract(comments_from_capture(capture))
     return _evaluate(extraction, corpus, settings, profile.name, profile.cites, meta, outcome)
@@ -56,8 +58,8 @@ def evaluate_findings(
     corpus: CorpusData,
     settings: ScoreSettings,
     reviewer: str,
-    meta: Mapping[str, Any],
-) -> tuple[Score, dict[str, Any]]:
+    meta: RecordMeta,
+) -> tuple[Score, Record]:
     """Score a review given as a findings list (``score --findings``): the list *is* the
     review, so an empty list is a review that found nothing, not silence."""
     extraction = Extraction(findings=list(findings), activity=max(1, len(findings)))
@@ -70,9 +72,9 @@ def _evaluate(
     settings: ScoreSettings,
     reviewer: str,
     cites: CitesRule,
-    meta: Mapping[str, Any],
+    meta: RecordMeta,
     outcome: str | None,
-) -> tuple[Score, dict[str, Any]]:
+) -> tuple[Score, Record]:
     _files, markers = publish(corpus, settings.stack, settings.kind, settings.mode, settings.prefix)
     score = score_pr(
         kind=settings.kind,
@@ -84,24 +86,16 @@ def _evaluate(
         gate=settings.gate,
         outcome=outcome,
     )
-    full_meta = dict(meta)
-    full_meta.setdefault("stack", settings.stack)
-    full_meta.setdefault("mode", settings.mode)
-    full_meta.setdefault("reviewer", reviewer)
-    full_meta.setdefault("corpus_fingerprint", fingerprint(corpus, settings.stack))
+    full_meta = replace(meta, stack=meta.stack or settings.stack, mode=meta.mode or settings.mode,
+                        reviewer=meta.reviewer or reviewer,
+                        corpus_fingerprint=meta.corpus_fingerprint or fingerprint(corpus, settings.stack))
     return score, with_cited_prefix(build_record(score, full_meta), score)
 
 
-def with_cited_prefix(record: dict[str, Any], score: Score) -> dict[str, Any]:
-    """The record with ``cited_prefix`` after ``cited``: caught seeds whose finding's
-    ``Redline/<SEVERITY> [rule-id]`` prefix names the seed's rule, the way Redline counts
-    rule attribution, so a migrating team can set its old numbers beside the new ones."""
+def with_cited_prefix(record: Record, score: Score) -> Record:
+    """The record with ``cited_prefix``: caught seeds whose finding's ``Redline/<SEVERITY>
+    [rule-id]`` prefix names the seed's rule, the way Redline counts rule attribution, so a
+    migrating team can set its old numbers beside the new ones."""
     count = sum(1 for p in score.assignment.pairs
                 if p.caught and prefix_rule(p.finding.body) == p.marker.marker.rule)
-    out: dict[str, Any] = {}
-    for key, value in record.items():
-        out[key] = value
-        if key == "cited":
-            out["cited_prefix"] = count
-    out.setdefault("cited_prefix", count)
-    return out
+    return replace(record, cited_prefix=count)

@@ -26,11 +26,12 @@ cross-linking another issue. Values inside the markers are percent-encoded.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from redline_canary.actions_render import corpus_file
+from redline_canary.record import Record
 from redline_canary.render import md_code, md_text, terminal_safe
 from redline_canary.verdict import final_attempts
 
@@ -130,54 +131,42 @@ class TargetResult:
     undercalled: tuple[Seed, ...] = ()
 
 
-def _passed(record: Mapping[str, Any]) -> bool:
-    gate = record.get("gate")
-    return isinstance(gate, Mapping) and gate.get("passed") is True
+def _blockers(record: Record, key: str, stack: str, exclude: set[int]) -> tuple[Seed, ...]:
+    return tuple(Seed(n=s.n, file=corpus_file("seeds", "seeded", stack, s.path), line=s.line, rule=s.rule,
+                      description=s.description or "")
+                 for s in record.seeds(key) if s.severity == "BLOCKER" and s.n not in exclude)
 
 
-def _blockers(record: Mapping[str, Any], key: str, stack: str, exclude: set[Any]) -> tuple[Seed, ...]:
-    out = []
-    for s in record.get(key) or []:
-        if isinstance(s, Mapping) and s.get("severity") == "BLOCKER" and s.get("n") not in exclude:
-            out.append(Seed(n=int(s.get("n") or 0), file=corpus_file("seeds", "seeded", stack, str(s.get("path"))),
-                            line=int(s.get("line") or 0), rule=str(s.get("rule", "")),
-                            description=str(s.get("description", ""))))
-    return tuple(out)
-
-
-def judge(records: Sequence[Mapping[str, Any]], run_ids: Sequence[str]) -> list[TargetResult]:
+def judge(records: Sequence[Record], run_ids: Sequence[str]) -> list[TargetResult]:
     """Per target, in first-seen order, its verdict over the final attempts of ``run_ids``.
 
     The missed BLOCKERs listed are those of the final seeded attempt that no attempt of the
     same run caught (the confirmation rule of ``verdict.confirm``)."""
     wanted = set(run_ids)
-    ours = [r for r in records if str(r.get("run_id")) in wanted]
+    ours = [r for r in records if r.run_id in wanted]
     order = {rid: i for i, rid in enumerate(run_ids)}
-    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    groups: dict[tuple[str, str, str], list[Record]] = {}
     for r in final_attempts(ours, run_ids):
-        groups.setdefault((str(r.get("repo")), str(r.get("stack")), str(r.get("reviewer"))), []).append(r)
+        groups.setdefault(r.target, []).append(r)
     results = []
     for (repo, stack, reviewer), finals in groups.items():
         target = Target(repo, stack, reviewer)
-        run_id = max((str(r.get("run_id")) for r in finals), key=lambda x: order.get(x, -1))
-        failing = [r for r in finals if r.get("outcome") in ("scored", "silent") and not _passed(r)]
+        run_id = max((r.run_id for r in finals), key=lambda x: order.get(x, -1))
+        failing = [r for r in finals if r.outcome in ("scored", "silent") and not r.gate.passed]
         if not failing:
-            ok = all(r.get("outcome") == "scored" and _passed(r) for r in finals)
+            ok = all(r.outcome == "scored" and r.gate.passed for r in finals)
             results.append(TargetResult(target, "passing" if ok else "unknown", run_id))
             continue
         reasons: list[str] = []
         missed: tuple[Seed, ...] = ()
         undercalled: tuple[Seed, ...] = ()
         for r in failing:
-            kind = str(r.get("kind"))
-            gate = r.get("gate")
-            why = gate.get("reasons") if isinstance(gate, Mapping) else None
-            reasons += [f"{kind}: {x}" for x in why or []] or [f"{kind}: gate failed"]
+            kind = r.kind
+            reasons += [f"{kind}: {x}" for x in r.gate.reasons] or [f"{kind}: gate failed"]
             if kind == "seeded":
-                attempts = [a for a in ours if a.get("run_id") == r.get("run_id") and a.get("kind") == "seeded"
-                            and (a.get("repo"), a.get("stack"), a.get("reviewer")) == (repo, stack, reviewer)]
-                caught = {s.get("n") for a in attempts for s in a.get("caught_seeds") or []
-                          if isinstance(s, Mapping) and s.get("severity") == "BLOCKER"}
+                attempts = [a for a in ours if a.run_id == r.run_id and a.kind == "seeded"
+                            and a.target == (repo, stack, reviewer)]
+                caught = {s.n for a in attempts for s in a.caught_seeds if s.severity == "BLOCKER"}
                 missed = _blockers(r, "missed_seeds", stack, caught)
                 undercalled = _blockers(r, "undercalled_seeds", stack, caught)
         results.append(TargetResult(target, "failing", run_id, tuple(reasons), missed, undercalled))

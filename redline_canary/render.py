@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from redline_canary.severity import SCALE
+
+if TYPE_CHECKING:  # record imports this module (inert_line); the types are only named here
+    from redline_canary.record import Record, Seed
 
 __all__ = [
     "fmt_rate", "inert_line", "json_inert", "json_text", "md_code", "md_seed_line", "md_text",
@@ -164,56 +167,69 @@ def fmt_rate(successes: int, n: int, ci: Sequence[float] | None) -> str:
     return text + ")"
 
 
-def seed_line(seed: Mapping[str, Any]) -> str:
+class SeedText(Protocol):
+    """What a seed line shows: a record's :class:`~redline_canary.record.Seed`, or the
+    report's ``SeedRef``."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def severity(self) -> str: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def description(self) -> str | None: ...
+
+
+def seed_line(seed: SeedText) -> str:
     """``path:line [SEVERITY] rule — description``, on one line with no control
     characters (the fields come from a record); the Markdown and HTML sinks escape the
     result for their own syntax."""
     t = terminal_safe
-    return (f"{t(seed['path'])}:{t(seed['line'])} [{t(seed['severity'])}] {t(seed['rule'])} — "
-            f"{t(seed.get('description', ''))}").rstrip(" —")
+    return (f"{t(seed.path)}:{t(seed.line)} [{t(seed.severity)}] {t(seed.rule)} — "
+            f"{t(seed.description or '')}").rstrip(" —")
 
 
-def md_seed_line(seed: Mapping[str, Any]) -> str:
+def md_seed_line(seed: SeedText) -> str:
     """:func:`seed_line` in Markdown: each field escaped (:func:`md_text`), the
     ``[SEVERITY]`` brackets kept as this module's own text."""
     m = md_text
-    return (f"{m(seed['path'])}:{m(seed['line'])} [{m(seed['severity'])}] {m(seed['rule'])} — "
-            f"{m(seed.get('description', ''))}").rstrip(" —")
+    return (f"{m(seed.path)}:{m(seed.line)} [{m(seed.severity)}] {m(seed.rule)} — "
+            f"{m(seed.description or '')}").rstrip(" —")
 
 
-def render_record(record: Mapping[str, Any]) -> str:
+def render_record(record: Record) -> str:
     """The compact human table for one scored PR."""
-    head = (f"{record['repo']} #{record.get('pr') or '-'}  {record['stack']}/{record['kind']}  "
-            f"reviewer={record['reviewer']}  mode={record['mode']}  "
-            f"corpus={record['corpus_fingerprint']}")
-    lines = [head, f"outcome: {record['outcome']}"
-             + (f" — {record['notice']}" if record.get("notice") else "")]
-    if record["outcome"] == "scored":
-        if record["kind"] == "seeded":
-            b = record["by_severity"]["BLOCKER"]
-            lines.append("blocker recall: " + fmt_rate(b["caught"], b["markers"],
-                                                      record.get("blocker_recall_ci95")))
-            lines.append("recall:         " + fmt_rate(record["caught"], record["markers"],
-                                                      record.get("recall_ci95")))
+    findings = record.findings if record.findings is not None else "?"
+    head = (f"{record.repo} #{record.pr or '-'}  {record.stack}/{record.kind}  "
+            f"reviewer={record.reviewer}  mode={record.mode}  "
+            f"corpus={record.corpus_fingerprint}")
+    lines = [head, f"outcome: {record.outcome}" + (f" — {record.notice}" if record.notice else "")]
+    if record.outcome == "scored":
+        if record.kind == "seeded":
+            b = record.by_severity["BLOCKER"]
+            lines.append("blocker recall: " + fmt_rate(b.caught, b.markers, record.blocker_recall_ci95))
+            lines.append("recall:         " + fmt_rate(record.caught, record.markers, record.recall_ci95))
             lines.append(
-                f"caught {record['caught']} · undercalled {record['undercalled']} · "
-                f"missed {record['missed']} · cited {record['cited']} · duplicates "
-                f"{record['duplicates']} · borderline {record['borderline']} · noise "
-                f"{record['noise']} (of {record.get('findings', '?')} findings)")
+                f"caught {record.caught} · undercalled {record.undercalled} · "
+                f"missed {record.missed} · cited {record.cited} · duplicates "
+                f"{record.duplicates} · borderline {record.borderline} · noise "
+                f"{record.noise} (of {findings} findings)")
             lines.append("by severity:    " + "  ".join(
-                f"{s.name} {record['by_severity'][s.name]['caught']}/"
-                f"{record['by_severity'][s.name]['markers']}"
-                for s in SCALE if record["by_severity"][s.name]["markers"]))
+                f"{s.name} {record.by_severity[s.name].caught}/{record.by_severity[s.name].markers}"
+                for s in SCALE if record.by_severity[s.name].markers))
         else:
+            below = record.clean_findings_below_floor if record.has("clean_findings_below_floor") else 0
             lines.append(
-                f"clean false positives: {record['clean_false_positives']} "
-                f"(below floor, reported only: {record.get('clean_findings_below_floor', 0)}; "
-                f"borderline {record['borderline']}; of {record.get('findings', '?')} findings)")
-    gate = record["gate"]
-    lines.append("gate: " + ("PASS" if gate["passed"] else "FAIL")
-                 + ("" if gate["passed"] else " — " + "; ".join(gate["reasons"])))
-    for title, key in (("missed", "missed_seeds"), ("undercalled", "undercalled_seeds")):
-        seeds = record.get(key) or []
+                f"clean false positives: {record.clean_false_positives} "
+                f"(below floor, reported only: {below}; "
+                f"borderline {record.borderline}; of {findings} findings)")
+    gate = record.gate
+    lines.append("gate: " + ("PASS" if gate.passed else "FAIL")
+                 + ("" if gate.passed else " — " + "; ".join(gate.reasons)))
+    for title, seeds in (("missed", record.missed_seeds), ("undercalled", record.undercalled_seeds)):
         if seeds:
             lines.append(f"{title} seeds ({len(seeds)}):")
             lines.extend("  " + seed_line(s) for s in seeds)
@@ -222,12 +238,11 @@ def render_record(record: Mapping[str, Any]) -> str:
     return "\n".join(terminal_safe(line) for line in lines)
 
 
-def render_baseline(newly_missed: Sequence[Mapping[str, Any]],
-                    newly_caught: Sequence[Mapping[str, Any]],
-                    baseline: Mapping[str, Any] | None) -> str:
+def render_baseline(newly_missed: Sequence[Seed], newly_caught: Sequence[Seed],
+                    baseline: Record | None) -> str:
     if baseline is None:
         return "baseline: none (no earlier record with this repo, stack, kind, reviewer and corpus)"
-    lines = [f"baseline: run {baseline['run_id']} at {baseline['recorded_at']}"]
+    lines = [f"baseline: run {baseline.run_id} at {baseline.recorded_at}"]
     lines += [f"  newly missed: {seed_line(s)}" for s in newly_missed]
     lines += [f"  newly caught: {seed_line(s)}" for s in newly_caught]
     if not newly_missed and not newly_caught:

@@ -3,7 +3,7 @@
 Why a separate core: the same numbers feed the Markdown job summary, the static HTML
 folder and ``report --json``. Keeping them here, with no I/O, clock or plotting, means one
 place decides what a "run", a "gap", a "fingerprint change" or a "newly missed" seed is,
-and the tests can check those decisions on plain dictionaries.
+and the tests can check those decisions on plain records.
 
 Vocabulary used below:
 
@@ -23,8 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from redline_canary.record import Record, Seed
 from redline_canary.render import fmt_rate, md_seed_line, seed_line, terminal_safe
-from redline_canary.scoring import OUTCOMES, wilson
+from redline_canary.scoring import wilson
 from redline_canary.severity import SEVERITY_NAMES
 
 # The seed classes are the gate's (a rolling baseline fails on "newly missed"): one definition.
@@ -80,10 +81,10 @@ class SeedRef:
     description: str
 
     def text(self) -> str:
-        return seed_line(asdict(self))
+        return seed_line(self)
 
     def markdown(self) -> str:
-        return md_seed_line(asdict(self))
+        return md_seed_line(self)
 
 
 @dataclass(frozen=True)
@@ -268,40 +269,24 @@ class Report:
     legacy: list[list[str]] = field(default_factory=list)
 
 
-# --------------------------------------------------------------------------- parsing
+# --------------------------------------------------------------------------- reading
+
+# ``Record.from_json`` has checked every type; what is left is what the scoreboard needs
+# beyond the schema: text it can name a row by, and places it can point to.
 
 
-def _str(r: Mapping[str, Any], key: str) -> str:
-    v = r.get(key)
-    if not isinstance(v, str) or not v:
+def _text(value: str, key: str) -> str:
+    if not value:
         raise RecordError(f"{key} is not a non-empty string")
-    return v
+    return value
 
 
-def _int(v: Any, key: str, default: int | None = None) -> int:
-    if v is None and default is not None:
-        return default
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise RecordError(f"{key} is not a non-negative integer")
-    return v
-
-
-def _ci(v: Any, key: str) -> tuple[float, float] | None:
-    if v is None:
-        return None
-    if (not isinstance(v, (list, tuple)) or len(v) != 2
-            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
-        raise RecordError(f"{key} is not a [low, high] pair")
-    return float(v[0]), float(v[1])
-
-
-def _seed(s: Any, stack: str, key: str) -> SeedRef:
-    if not isinstance(s, Mapping):
-        raise RecordError(f"{key} holds a non-object")
+def _seed(s: Seed, stack: str, key: str) -> SeedRef:
     try:
-        return SeedRef(stack, _int(s.get("n"), f"{key}[].n"), _str(s, "path"),
-                       _int(s.get("line"), f"{key}[].line"), _str(s, "severity"),
-                       _str(s, "rule"), str(s.get("description") or ""))
+        if s.line < 0:
+            raise RecordError(f"{key}[].line is not a non-negative integer")
+        return SeedRef(stack, s.n, _text(s.path, "path"), s.line, _text(s.severity, "severity"),
+                       _text(s.rule, "rule"), s.description or "")
     except RecordError as exc:
         raise RecordError(f"{key}[]: {exc}") from None
 
@@ -309,13 +294,13 @@ def _seed(s: Any, stack: str, key: str) -> SeedRef:
 UNRECORDED = "not recorded"  # schema 1 records kept no evidence of the level given
 
 
-def _level_given(seed: Mapping[str, Any], state: str) -> str:
+def _level_given(seed: Seed, state: str) -> str:
     if state == "missed":
         return "missed"
-    evidence = seed.get("evidence")
-    level = evidence.get("severity") if isinstance(evidence, Mapping) else None
-    return level if isinstance(level, str) and level in SEVERITY_NAMES else (
-        "unrated" if isinstance(evidence, Mapping) else UNRECORDED)
+    evidence = seed.evidence
+    level = evidence.severity if evidence is not None else None
+    return level if level is not None and level in SEVERITY_NAMES else (
+        "unrated" if evidence is not None else UNRECORDED)
 
 
 CALIBRATION_COLUMNS = (*SEVERITY_NAMES, "unrated", UNRECORDED, "missed")
@@ -349,27 +334,14 @@ def calibration(targets: Sequence[TargetReport]) -> dict[str, dict[str, dict[str
     return table
 
 
-def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
-    kind, outcome = r.get("kind"), r.get("outcome")
-    if kind not in ("seeded", "clean"):
-        raise RecordError("kind is not seeded or clean")
-    if outcome not in OUTCOMES:
-        raise RecordError(f"outcome is not one of {', '.join(OUTCOMES)}")
-    gate = r.get("gate")
-    if not isinstance(gate, Mapping) or not isinstance(gate.get("passed"), bool):
-        raise RecordError("gate is not {passed, reasons}")
-    reasons = gate.get("reasons") or []
-    if not isinstance(reasons, list):
-        raise RecordError("gate.reasons is not a list")
-    stack = _str(r, "stack")
+def _measurement(r: Record) -> tuple[Measurement, list[SeedRef]]:
+    kind, outcome = r.kind, r.outcome
+    stack = _text(r.stack, "stack")
     seeds: list[SeedRef] = []
     states: dict[int, str] = {}
     levels: dict[int, tuple[str, str]] = {}
     for state in SEED_STATES:
-        entries = r.get(f"{state}_seeds") or []
-        if not isinstance(entries, list):
-            raise RecordError(f"{state}_seeds is not a list")
-        for s in entries:
+        for s in r.seeds(f"{state}_seeds"):
             ref = _seed(s, stack, f"{state}_seeds")
             seeds.append(ref)
             states[ref.n] = state
@@ -377,44 +349,39 @@ def _measurement(r: Mapping[str, Any]) -> tuple[Measurement, list[SeedRef]]:
     recall = blocker = None
     scored = outcome == "scored"
     if kind == "seeded" and scored:
-        caught, markers = _int(r.get("caught"), "caught"), _int(r.get("markers"), "markers")
-        recall = Rate(caught, markers, _ci(r.get("recall_ci95"), "recall_ci95") or wilson(caught, markers))
-        sev = r.get("by_severity")
-        if not isinstance(sev, Mapping):
-            raise RecordError("by_severity is not an object")
-        row = sev.get("BLOCKER") or {}
-        if not isinstance(row, Mapping):
-            raise RecordError("by_severity.BLOCKER is not an object")
-        b_caught = _int(row.get("caught"), "by_severity.BLOCKER.caught", 0)
-        b_n = _int(row.get("markers"), "by_severity.BLOCKER.markers", 0)
-        blocker = Rate(b_caught, b_n,
-                       _ci(r.get("blocker_recall_ci95"), "blocker_recall_ci95") or wilson(b_caught, b_n))
-    cfp = _int(r.get("clean_false_positives"), "clean_false_positives") if kind == "clean" and scored else None
+        recall = Rate(r.caught, r.markers, r.recall_ci95 or wilson(r.caught, r.markers))
+        b = r.blocker
+        blocker = Rate(b.caught, b.markers, r.blocker_recall_ci95 or wilson(b.caught, b.markers))
+    cfp = None
+    if kind == "clean" and scored:
+        if r.clean_false_positives is None:
+            raise RecordError("clean_false_positives is not a non-negative integer")
+        cfp = r.clean_false_positives
     m = Measurement(
-        kind=kind, outcome=outcome, recorded_at=_str(r, "recorded_at"),
-        attempt=_int(r.get("attempt"), "attempt", 1), notice=r.get("notice") or None,
+        kind=kind, outcome=outcome, recorded_at=_text(r.recorded_at, "recorded_at"),
+        attempt=r.attempt, notice=r.notice or None,
         recall=recall, blocker=blocker,
-        undercalled=_int(r.get("undercalled"), "undercalled", 0) if scored else 0,
-        clean_false_positives=cfp, gate_passed=gate["passed"],
-        gate_reasons=tuple(str(x) for x in reasons),
-        acknowledged=tuple(int(n) for n in gate.get("acknowledged") or [] if isinstance(n, int)),
+        undercalled=r.undercalled if scored else 0,
+        clean_false_positives=cfp, gate_passed=r.gate.passed,
+        gate_reasons=r.gate.reasons,
+        acknowledged=r.gate.acknowledged,
         seed_states=states if scored else {},
         seed_levels=levels if scored and kind == "seeded" else {},
     )
     return m, seeds
 
 
-def describe(record: Mapping[str, Any]) -> str:
+def describe(record: Record) -> str:
     """How a skipped record is named when it has no line number to hand (one line, no
     control characters: the values are the record's own)."""
     keys = ("run_id", "repo", "stack", "kind", "reviewer")
-    return "record " + " ".join(f"{k}={terminal_safe(record.get(k))[:80]}" for k in keys)
+    return "record " + " ".join(f"{k}={terminal_safe(getattr(record, k))[:80]}" for k in keys)
 
 
 # --------------------------------------------------------------------------- building
 
 
-def build_report(records: Iterable[Mapping[str, Any]], since: str | None = None,
+def build_report(records: Iterable[Record], since: str | None = None,
                  corrupt: Sequence[tuple[int, str]] = ()) -> Report:
     """Group, order and classify the records; nothing here reads a file or the clock.
 
@@ -428,12 +395,11 @@ def build_report(records: Iterable[Mapping[str, Any]], since: str | None = None,
     seed_refs: dict[tuple[str, int], tuple[str, SeedRef]] = {}
     used = 0
     for r in records:
-        recorded = r.get("recorded_at")
-        if since is not None and isinstance(recorded, str) and recorded < since:
+        if since is not None and r.recorded_at < since:
             continue
         try:
-            repo, stack, reviewer = _str(r, "repo"), _str(r, "stack"), _str(r, "reviewer")
-            run_id, fp = _str(r, "run_id"), _str(r, "corpus_fingerprint")
+            repo, stack, reviewer = _text(r.repo, "repo"), _text(r.stack, "stack"), _text(r.reviewer, "reviewer")
+            run_id, fp = _text(r.run_id, "run_id"), _text(r.corpus_fingerprint, "corpus_fingerprint")
             m, seeds = _measurement(r)
         except RecordError as exc:
             skipped.append(f"{describe(r)}: {exc}")

@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +41,7 @@ from redline_canary.errors import (
 from redline_canary.github_api import GitHubClient
 from redline_canary.history import append_records
 from redline_canary.pacing import Pacer
+from redline_canary.record import Record
 from redline_canary.recorder import Recorder
 from redline_canary.render import fmt_rate
 from redline_canary.targets import Target
@@ -49,7 +50,7 @@ from redline_canary.verdict import record_exit_code
 
 @dataclass
 class RunResult:
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
     failures: list[tuple[Target, CanaryError]] = field(default_factory=list)
     exit_code: int = 0
     leftovers: bool = False
@@ -112,7 +113,7 @@ def run_targets(
     def one(target: Target) -> None:
         cycle: TargetCycle | None = None
         client: GitHubClient | None = None
-        records: list[dict[str, Any]] = []
+        records: list[Record] = []
         try:
             client = GitHubClient(token, api_url, clock=clock, pacer=pacer, transport=transport, recorder=recorder)
             cycle = TargetCycle(client, target, corpus, options, clock, printer)
@@ -180,22 +181,22 @@ def _wait(future: Any) -> None:
         return
 
 
-def summary_table(records: list[dict[str, Any]]) -> str:
+def summary_table(records: Sequence[Record]) -> str:
     """target, outcome, blocker recall (n), recall (n, CI), undercalls, clean FPs, gate."""
     head = ["target", "kind", "outcome", "blocker recall", "recall", "undercalls", "clean FPs", "gate"]
     rows = [head]
     for r in records:
-        b = r["by_severity"]["BLOCKER"]
-        scored = r["outcome"] == "scored"
-        seeded = r["kind"] == "seeded"
+        b = r.blocker
+        scored = r.outcome == "scored"
+        seeded = r.kind == "seeded"
         rows.append([
-            f"{r['repo']} {r['stack']}" + (f" #{r['attempt']}" if r.get("attempt", 1) > 1 else ""),
-            r["kind"], r["outcome"],
-            fmt_rate(b["caught"], b["markers"], None) if scored and seeded and b["markers"] else "-",
-            fmt_rate(r["caught"], r["markers"], r.get("recall_ci95")) if scored and seeded else "-",
-            str(r["undercalled"]) if scored and seeded else "-",
-            str(r["clean_false_positives"]) if scored and not seeded else "-",
-            "PASS" if r["gate"]["passed"] else "FAIL",
+            f"{r.repo} {r.stack}" + (f" #{r.attempt}" if r.attempt > 1 else ""),
+            r.kind, r.outcome,
+            fmt_rate(b.caught, b.markers, None) if scored and seeded and b.markers else "-",
+            fmt_rate(r.caught, r.markers, r.recall_ci95) if scored and seeded else "-",
+            str(r.undercalled) if scored and seeded else "-",
+            str(r.clean_false_positives) if scored and not seeded else "-",
+            "PASS" if r.gate.passed else "FAIL",
         ])
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()

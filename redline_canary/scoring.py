@@ -8,17 +8,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from redline_canary.defaults import default
 from redline_canary.extraction import Extraction
 from redline_canary.findings import Finding
 from redline_canary.matching import DEFAULT_WINDOW, Assignment, CitesRule, Pair, assign
 from redline_canary.publication import PublishedMarker
+from redline_canary.record import CURRENT_SCHEMA, Counts, Evidence, Gate, Record, Seed, Unmatched
 from redline_canary.severity import SCALE, Severity
 from redline_canary.verdict import GateOptions, decide
 
-SCHEMA_VERSION = 2  # 2: blocker_found, per-seed evidence, marker extents
+SCHEMA_VERSION = CURRENT_SCHEMA
 EVIDENCE_CHARS = 300
 KINDS = ("seeded", "clean")
 OUTCOMES = ("scored", "silent", "error", "cancelled")
@@ -177,39 +177,37 @@ def score_pr(
     return score
 
 
-def _seed_entry(m: PublishedMarker, pair: Pair | None = None) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "n": m.marker.n,
-        "path": m.marker.path,
-        "line": m.marker.anchor_line,
-        "lines": m.marker.lines,
-        "pushed_path": m.path,
-        "pushed_line": m.line,
-        "pushed_end_line": m.end_line,
-        "severity": m.marker.severity.name,
-        "rule": m.marker.rule,
-        "symbol": m.marker.symbol,
-        "description": m.marker.description,
-    }
-    if pair is not None:
-        entry["evidence"] = evidence(pair.finding, pair)
-    return entry
+def _seed_entry(m: PublishedMarker, pair: Pair | None = None) -> Seed:
+    return Seed(
+        n=m.marker.n,
+        path=m.marker.path,
+        line=m.marker.anchor_line,
+        lines=m.marker.lines,
+        pushed_path=m.path,
+        pushed_line=m.line,
+        pushed_end_line=m.end_line,
+        severity=m.marker.severity.name,
+        rule=m.marker.rule,
+        symbol=m.marker.symbol,
+        description=m.marker.description,
+        evidence=evidence(pair.finding, pair) if pair is not None else None,
+    )
 
 
 MAX_UNMATCHED = 100
 
 
-def unmatched_entry(f: Finding, klass: str) -> dict[str, Any]:
+def unmatched_entry(f: Finding, klass: str) -> Unmatched:
     """A finding no seed took (noise, a duplicate, a borderline place): what an audit adjudicates."""
-    return {
-        "class": klass, "comment_id": f.comment_id, "channel": f.channel, "source": f.source,
-        "url": f.url, "path": f.path, "line": f.start, "end_line": f.end,
-        "severity": f.severity.name if f.severity is not None else None, "word": f.word,
-        "excerpt": f.body[:EVIDENCE_CHARS],
-    }
+    return Unmatched(
+        klass=klass, comment_id=f.comment_id, channel=f.channel, source=f.source,
+        url=f.url, path=f.path, line=f.start, end_line=f.end,
+        severity=f.severity.name if f.severity is not None else None, word=f.word,
+        excerpt=f.body[:EVIDENCE_CHARS],
+    )
 
 
-def unmatched(score: Score) -> list[dict[str, Any]]:
+def unmatched(score: Score) -> list[Unmatched]:
     """Every finding no seed took, most severe first, at most MAX_UNMATCHED."""
     rows = [(f, "noise") for f in score.assignment.noise]
     rows += [(f, "duplicate") for f in score.assignment.duplicates]
@@ -218,81 +216,93 @@ def unmatched(score: Score) -> list[dict[str, Any]]:
     return [unmatched_entry(f, k) for f, k in rows[:MAX_UNMATCHED]]
 
 
-def evidence(f: Finding, pair: Pair) -> dict[str, Any]:
+def evidence(f: Finding, pair: Pair) -> Evidence:
     """What a reader needs to check a match by hand (DESIGN §6): which comment, and what it said."""
-    return {
-        "comment_id": f.comment_id,
-        "channel": f.channel,
-        "source": f.source,
-        "url": f.url,
-        "path": f.path,
-        "line": f.start,
-        "end_line": f.end,
-        "severity": f.severity.name if f.severity is not None else None,
-        "word": f.word,
-        "distance": pair.distance,
-        "cited": pair.cited,
-        "excerpt": f.body[:EVIDENCE_CHARS],
-    }
+    return Evidence(
+        comment_id=f.comment_id,
+        channel=f.channel,
+        source=f.source,
+        url=f.url,
+        path=f.path,
+        line=f.start,
+        end_line=f.end,
+        severity=f.severity.name if f.severity is not None else None,
+        word=f.word,
+        distance=pair.distance,
+        cited=pair.cited,
+        excerpt=f.body[:EVIDENCE_CHARS],
+    )
 
 
-def build_record(score: Score, meta: Mapping[str, Any]) -> dict[str, Any]:
-    """One history line. ``meta`` carries run_id, attempt, recorded_at, repo, stack, pr,
-    reviewer, mode, corpus_fingerprint, tool_version and optional timings/api_requests."""
+@dataclass(frozen=True)
+class RecordMeta:
+    """What a record says that scoring does not decide: who, where, when (the caller's
+    clock), and the run's own measurements of itself. ``evaluate`` fills the empty
+    stack, mode, reviewer and corpus fingerprint from what it scored."""
+
+    run_id: str
+    recorded_at: str
+    repo: str
+    tool_version: str
+    stack: str = ""
+    reviewer: str = ""
+    mode: str = ""
+    corpus_fingerprint: str = ""
+    attempt: int = 1
+    pr: int | None = None
+    timings: Mapping[str, float] | None = None
+    api_requests: Mapping[str, int] | None = None
+
+
+def build_record(score: Score, meta: RecordMeta) -> Record:
+    """One history line, its gate decided from the record itself."""
     seeded = score.kind == "seeded"
+    scored = score.outcome == "scored"
     caught_b, n_b = score.blocker_counts
-    record: dict[str, Any] = {
-        "schema": SCHEMA_VERSION,
-        "run_id": meta["run_id"],
-        "attempt": meta.get("attempt", 1),
-        "recorded_at": meta["recorded_at"],
-        "repo": meta["repo"],
-        "stack": meta["stack"],
-        "kind": score.kind,
-        "pr": meta.get("pr"),
-        "reviewer": meta["reviewer"],
-        "mode": meta["mode"],
-        "corpus_fingerprint": meta["corpus_fingerprint"],
-        "outcome": score.outcome,
-        "notice": score.notice,
-        "findings": len(score.findings),
-        "markers": len(score.seeds),
-        "caught": score.caught,
-        "undercalled": score.undercalled,
-        "missed": score.missed,
-        "duplicates": len(score.assignment.duplicates),
-        "borderline": len(score.assignment.borderline),
-        "noise": len(score.assignment.noise),
-        "cited": score.cited,
-        "recall": score.recall,
-        "recall_ci95": wilson(score.caught, len(score.seeds)) if seeded else None,
-        "blocker_recall": score.blocker_recall,
-        "blocker_recall_ci95": wilson(caught_b, n_b) if seeded else None,
-        "blocker_found": score.blocker_found,
-        "blocker_found_ci95": wilson(*score.blocker_found_counts) if seeded else None,
-        "by_severity": score.by_severity(),
-        "caught_seeds": [_seed_entry(m, score.pair_of(m)) for m in score.seeds_where("caught")],
-        "undercalled_seeds": [_seed_entry(m, score.pair_of(m)) for m in score.seeds_where("undercalled")],
-        "missed_seeds": [_seed_entry(m) for m in score.seeds_where("missed")],
-        "unmatched_findings": unmatched(score),
-        "clean_false_positives": score.clean_false_positives,
-        "clean_findings_below_floor": score.clean_below_floor,
-        "gate": {"passed": False, "reasons": []},  # decided below, from the record itself
-        "tool_version": meta["tool_version"],
-    }
-    if score.outcome != "scored":
-        # Silence is not a score: nothing was measured, so no seed is "missed" and no
-        # rate may be read as "recall 0" or as a clean pass.
-        for key in ("recall", "recall_ci95", "blocker_recall", "blocker_recall_ci95", "blocker_found",
-                    "blocker_found_ci95"):
-            record[key] = None
-        record["missed"] = 0
-        record["missed_seeds"] = []
-        record["unmatched_findings"] = []
-        for row in record["by_severity"].values():
-            row["missed"] = 0
-    for key in ("timings", "api_requests"):
-        if key in meta:
-            record[key] = dict(meta[key])
-    record["gate"] = decide(record, score.rules).as_json()
-    return record
+    # Silence is not a score: nothing was measured, so no seed is "missed" and no rate may
+    # be read as "recall 0" or as a clean pass.
+    measured = seeded and scored
+    rows = score.by_severity()
+    record = Record(
+        schema=SCHEMA_VERSION,
+        run_id=meta.run_id,
+        attempt=meta.attempt,
+        recorded_at=meta.recorded_at,
+        repo=meta.repo,
+        stack=meta.stack,
+        kind=score.kind,
+        pr=meta.pr,
+        reviewer=meta.reviewer,
+        mode=meta.mode,
+        corpus_fingerprint=meta.corpus_fingerprint,
+        outcome=score.outcome,
+        notice=score.notice,
+        findings=len(score.findings),
+        markers=len(score.seeds),
+        caught=score.caught,
+        undercalled=score.undercalled,
+        missed=score.missed if scored else 0,
+        duplicates=len(score.assignment.duplicates),
+        borderline=len(score.assignment.borderline),
+        noise=len(score.assignment.noise),
+        cited=score.cited,
+        recall=score.recall if scored else None,
+        recall_ci95=wilson(score.caught, len(score.seeds)) if measured else None,
+        blocker_recall=score.blocker_recall if scored else None,
+        blocker_recall_ci95=wilson(caught_b, n_b) if measured else None,
+        blocker_found=score.blocker_found if scored else None,
+        blocker_found_ci95=wilson(*score.blocker_found_counts) if measured else None,
+        by_severity={name: Counts(markers=row["markers"], caught=row["caught"], undercalled=row["undercalled"],
+                                  missed=row["missed"] if scored else 0) for name, row in rows.items()},
+        caught_seeds=tuple(_seed_entry(m, score.pair_of(m)) for m in score.seeds_where("caught")),
+        undercalled_seeds=tuple(_seed_entry(m, score.pair_of(m)) for m in score.seeds_where("undercalled")),
+        missed_seeds=tuple(_seed_entry(m) for m in score.seeds_where("missed")) if scored else (),
+        unmatched_findings=tuple(unmatched(score)) if scored else (),
+        clean_false_positives=score.clean_false_positives,
+        clean_findings_below_floor=score.clean_below_floor,
+        gate=Gate(passed=False),  # decided below, from the record itself
+        tool_version=meta.tool_version,
+        timings=dict(meta.timings) if meta.timings is not None else None,
+        api_requests=dict(meta.api_requests) if meta.api_requests is not None else None,
+    )
+    return replace(record, gate=decide(record, score.rules).gate())

@@ -8,12 +8,12 @@ priorities. ``scoring`` measures, the commands print; neither decides.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from redline_canary.acknowledgements import Acknowledgement, seed_fingerprint
 from redline_canary.baseline import comparable_runs, compare
+from redline_canary.record import Gate, Record, Seed
 from redline_canary.severity import at_or_above
 
 EXIT_PASS = 0
@@ -42,7 +42,6 @@ EXIT_MEANINGS = {
     EXIT_INTERRUPTED: "interrupted",
 }
 _OUTCOME_CODES = {"cancelled": EXIT_INTERRUPTED, "silent": EXIT_SILENT, "error": EXIT_INFRA}
-R = TypeVar("R", bound=Mapping[str, Any])
 BLOCKER_REASON = "blocker recall"
 
 
@@ -56,13 +55,11 @@ def combine_exit_codes(codes: Iterable[int]) -> int:
     return max(codes, key=lambda c: _PRIORITY.get(c, 0), default=EXIT_PASS)
 
 
-def record_exit_code(record: Mapping[str, Any]) -> int:
+def record_exit_code(record: Record) -> int:
     """The exit code one record stands for."""
-    outcome = record.get("outcome")
-    if isinstance(outcome, str) and outcome in _OUTCOME_CODES:
-        return _OUTCOME_CODES[outcome]
-    gate = record.get("gate")
-    return EXIT_PASS if isinstance(gate, Mapping) and gate.get("passed") is True else EXIT_GATE_FAILED
+    if record.outcome in _OUTCOME_CODES:
+        return _OUTCOME_CODES[record.outcome]
+    return EXIT_PASS if record.gate.passed else EXIT_GATE_FAILED
 
 
 def doctor_exit_code(statuses: Iterable[str]) -> int:
@@ -126,39 +123,37 @@ class Verdict:
     blocker_gate: str = "caught"
     failing: tuple[int, ...] = ()  # the BLOCKER seeds that fail this gate
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"passed": self.passed, "reasons": list(self.reasons),
-                               "failing_seeds": list(self.failing)}
-        if self.warnings:
-            out["warnings"] = list(self.warnings)
-        if self.acknowledged:
-            out["acknowledged"] = list(self.acknowledged)
-        if self.blocker_gate != "caught":
-            out["blocker_gate"] = self.blocker_gate
-        return out
+    def gate(self) -> Gate:
+        """The verdict as the record holds it."""
+        return Gate(passed=self.passed, reasons=self.reasons, failing_seeds=self.failing,
+                    warnings=self.warnings, acknowledged=self.acknowledged, blocker_gate=self.blocker_gate)
 
 
-def seed_met(record: Mapping[str, Any], n: int, options: GateOptions) -> bool:
+def _level_given(seed: Seed) -> str | None:
+    """The severity the matched finding gave a seed; a record that kept no evidence of it
+    reads as INFO (below every floor), a finding with no severity (unrated) as None."""
+    ev = seed.evidence
+    return ev.severity if ev is not None and ev.has("severity") else "INFO"
+
+
+def seed_met(record: Record, n: int, options: GateOptions) -> bool:
     """Whether seed ``n`` satisfies the gate in ``record``: caught, or with ``blocker-gate:
     found`` located by a finding at or above the floor."""
-    if any(s.get("n") == n for s in record.get("caught_seeds") or []):
+    if any(s.n == n for s in record.caught_seeds):
         return True
     if options.blocker_gate != "found":
         return False
-    return any(s.get("n") == n and at_or_above((s.get("evidence") or {}).get("severity", "INFO"), options.floor)
-               for s in record.get("undercalled_seeds") or [])
+    return any(s.n == n and at_or_above(_level_given(s), options.floor) for s in record.undercalled_seeds)
 
 
-def blocker_seeds(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return sorted((s for key in ("caught_seeds", "undercalled_seeds", "missed_seeds")
-                   for s in record.get(key) or [] if s.get("severity") == "BLOCKER"),
-                  key=lambda s: int(s.get("n") or 0))
+def blocker_seeds(record: Record) -> list[Seed]:
+    return sorted((s for s in record.seeds() if s.severity == "BLOCKER"), key=lambda s: s.n)
 
 
-def unmet_blockers(record: Mapping[str, Any], options: GateOptions | None = None) -> list[int]:
+def unmet_blockers(record: Record, options: GateOptions | None = None) -> list[int]:
     """BLOCKER seeds of one record that do not satisfy the gate."""
     opts = options or GateOptions()
-    return [int(s["n"]) for s in blocker_seeds(record) if not seed_met(record, int(s["n"]), opts)]
+    return [s.n for s in blocker_seeds(record) if not seed_met(record, s.n, opts)]
 
 
 def classify(states: Sequence[str]) -> str:
@@ -181,47 +176,47 @@ def classify(states: Sequence[str]) -> str:
     return INTERMITTENT
 
 
-def decide(record: Mapping[str, Any], options: GateOptions, *,
-           attempts: Sequence[Mapping[str, Any]] = (),
-           history: Sequence[Mapping[str, Any]] = ()) -> Verdict:
+def decide(record: Record, options: GateOptions, *,
+           attempts: Sequence[Record] = (),
+           history: Sequence[Record] = ()) -> Verdict:
     """The gate of one record, from the record itself (DESIGN §6). ``attempts`` are the
     earlier attempts of the same PR (the confirmation rule: a BLOCKER counts as missed only
     if every attempt missed it); ``history`` feeds the baseline."""
-    if record.get("outcome") != "scored":
-        reason = f"reviewer {record.get('outcome')}"
-        notice = record.get("notice")
+    if record.outcome != "scored":
+        reason = f"reviewer {record.outcome}"
+        notice = record.notice
         return Verdict(False, (f"{reason}: {notice}" if notice else reason,), blocker_gate=options.blocker_gate)
     reasons: list[str] = []
     warnings: list[str] = []
     acknowledged: list[int] = []
     failing: list[int] = []
-    if record.get("kind") == "seeded":
+    if record.kind == "seeded":
         blockers = blocker_seeds(record)
         unmet = [s for s in blockers
-                 if not any(seed_met(r, int(s["n"]), options) for r in (*attempts, record))]
+                 if not any(seed_met(r, s.n, options) for r in (*attempts, record))]
         for s in blockers:
             if s in unmet:
                 continue
             for known in options.acknowledgements:
                 if known.names(record, s):
-                    warnings.append(f"{known.label}: acknowledgement no longer needed, SEED {s['n']} was caught")
-        still: list[Mapping[str, Any]] = []
+                    warnings.append(f"{known.label}: acknowledgement no longer needed, SEED {s.n} was caught")
+        still: list[Seed] = []
         for s in unmet:
             ack = next((a for a in options.acknowledgements if a.names(record, s)), None)
             if ack is not None and ack.matches_corpus(s):
-                acknowledged.append(int(s["n"]))
-                warnings.append(f"SEED {s['n']} [BLOCKER] missed: acknowledged by {ack.by} until "
+                acknowledged.append(s.n)
+                warnings.append(f"SEED {s.n} [BLOCKER] missed: acknowledged by {ack.by} until "
                                 f"{ack.until} ({ack.reason})")
                 continue
             if ack is not None:
-                warnings.append(f"{ack.label}: no longer applies, the corpus changed SEED {s['n']} "
+                warnings.append(f"{ack.label}: no longer applies, the corpus changed SEED {s.n} "
                                 f"(fingerprint {seed_fingerprint(s)}); re-acknowledge it if it still stands")
             still.append(s)
         window = options.window
         earlier = comparable_runs(history, record, window) if window else []
         if window and earlier:
             for s in still:
-                n = int(s["n"])
+                n = s.n
                 states = [("caught" if seed_met(r, n, options) else "missed") if _has_seed(r, n) else NOT_MEASURED
                           for r in earlier] + ["missed"]
                 kind = classify(states)
@@ -238,20 +233,20 @@ def decide(record: Mapping[str, Any], options: GateOptions, *,
                     reasons.append(f"BLOCKER SEED {n} never caught in the last {len(earlier)} runs "
                                    f"(acknowledge it if it is a known gap; fingerprint {seed_fingerprint(s)})")
         elif still:
-            failing = [int(x["n"]) for x in still]
+            failing = [x.n for x in still]
             met = len(blockers) - len(still)
             reasons.append(f"{BLOCKER_REASON} {met}/{len(blockers)} < 1.0"
                            + (" (found at any severity >= " + options.floor + ")"
                               if options.blocker_gate == "found" else ""))
-        recall = record.get("recall")
-        if options.min_recall is not None and isinstance(recall, (int, float)) and recall < options.min_recall:
-            reasons.append(f"recall {record.get('caught')}/{record.get('markers')} < {options.min_recall}")
+        recall = record.recall
+        if options.min_recall is not None and recall is not None and recall < options.min_recall:
+            reasons.append(f"recall {record.caught}/{record.markers} < {options.min_recall}")
         if options.require_citation:
-            uncited = [s for s in record.get("caught_seeds") or [] if not (s.get("evidence") or {}).get("cited")]
+            uncited = [s for s in record.caught_seeds if not (s.evidence is not None and s.evidence.cited)]
             if uncited:
                 reasons.append(f"{len(uncited)} caught seed(s) without the rule id")
     else:
-        cfp = record.get("clean_false_positives") or 0
+        cfp = record.clean_false_positives or 0
         if cfp:
             reasons.append(f"{cfp} clean false positive(s) at or above {options.floor}")
     if options.baseline == "previous":
@@ -260,43 +255,42 @@ def decide(record: Mapping[str, Any], options: GateOptions, *,
                    tuple(failing))
 
 
-def _has_seed(record: Mapping[str, Any], n: int) -> bool:
-    return any(s.get("n") == n for key in ("caught_seeds", "undercalled_seeds", "missed_seeds")
-               for s in record.get(key) or [])
+def _has_seed(record: Record, n: int) -> bool:
+    return any(s.n == n for s in record.seeds())
 
 
-def confirm(attempts: Sequence[Mapping[str, Any]], last: dict[str, Any], attempt: int,
-            options: GateOptions | None = None) -> None:
-    """The confirmation rule, applied to ``last`` (the newest seeded attempt) in place: a
-    BLOCKER counts as missed only if every attempt missed it."""
+def confirm(attempts: Sequence[Record], last: Record, attempt: int,
+            options: GateOptions | None = None) -> Record:
+    """The confirmation rule applied to ``last`` (the newest seeded attempt): a BLOCKER
+    counts as missed only if every attempt missed it. Returns ``last`` re-judged."""
     opts = options or GateOptions()
     earlier = [r for r in attempts if r is not last]
     verdict = decide(last, opts, attempts=earlier)
-    if last.get("outcome") == "scored" and not unmet_blockers_all(earlier, last, opts):
-        last["confirmed_by_attempts"] = attempt
-    last["gate"] = verdict.as_json()
+    confirmed = last.confirmed_by_attempts
+    if last.outcome == "scored" and not unmet_blockers_all(earlier, last, opts):
+        confirmed = attempt
+    return replace(last, gate=verdict.gate(), confirmed_by_attempts=confirmed)
 
 
-def unmet_blockers_all(attempts: Sequence[Mapping[str, Any]], last: Mapping[str, Any],
+def unmet_blockers_all(attempts: Sequence[Record], last: Record,
                        options: GateOptions) -> list[int]:
     """BLOCKERs no attempt (earlier ones and ``last``) satisfied."""
     return [n for n in unmet_blockers(last, options)
             if not any(seed_met(r, n, options) for r in attempts)]
 
 
-def final_attempts(records: Iterable[R], run_ids: Sequence[str] | None = None) -> list[R]:
+def final_attempts(records: Iterable[Record], run_ids: Sequence[str] | None = None) -> list[Record]:
     """Per (repo, stack, reviewer, kind), in first-seen order, the record that judges it: the
     highest attempt (a confirmation re-run supersedes), and across several run ids the
     later-listed run (a re-run of failed jobs supersedes the first run)."""
     order = {rid: i for i, rid in enumerate(run_ids or [])}
-    latest: dict[tuple[str, ...], R] = {}
+    latest: dict[tuple[str, ...], Record] = {}
 
-    def rank(r: Mapping[str, Any]) -> tuple[int, int]:
-        attempt = r.get("attempt", 1)
-        return order.get(str(r.get("run_id")), 0), attempt if isinstance(attempt, int) else 1
+    def rank(r: Record) -> tuple[int, int]:
+        return order.get(r.run_id, 0), r.attempt
 
     for r in records:
-        key = tuple(str(r.get(k)) for k in ("repo", "stack", "reviewer", "kind"))
+        key = (*r.target, r.kind)
         if key not in latest or rank(r) >= rank(latest[key]):
             latest[key] = r
     return list(latest.values())

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from actionrunner import parse_commands, read_file_command
+from records import as_records
 from test_history import record
 
 from redline_canary.actions_render import (
@@ -61,21 +62,22 @@ def test_outputs_pool_final_attempts_and_leave_silence_empty() -> None:
     confirm = seeded([], caught=2, attempt=2)  # the confirmation re-run caught both
     clean = record(kind="clean", stack="python")
     clean["clean_false_positives"] = 2
-    out = action_outputs([first, confirm, clean], 1, "/tmp/r.jsonl")
-    assert final_attempts([first, confirm, clean]) == [confirm, clean]
+    read = as_records([first, confirm, clean])
+    out = action_outputs(read, 1, "/tmp/r.jsonl")
+    assert final_attempts(read) == read[1:]
     assert out == {"outcome": "fail", "exit-code": "1", "blocker-recall": "1", "recall": "1",
                    "clean-false-positives": "2", "records": "/tmp/r.jsonl", "run-id": "r1"}
     silent = [record(kind=k, outcome="silent") for k in ("seeded", "clean")]
     for r in silent:
         r["clean_false_positives"] = None
-    out = action_outputs(silent, 3)
+    out = action_outputs(as_records(silent), 3)
     assert out["outcome"] == "silent" and out["recall"] == out["blocker-recall"] == out["clean-false-positives"] == ""
 
 
 def test_summary_has_the_four_numbers_with_n_and_interval_and_escapes_text() -> None:
     r = seeded([seed(1), seed(2, "MAJOR")], caught=1)
     r["undercalled"] = 0
-    text = job_summary([r], 1)
+    text = job_summary(as_records([r]), 1)
     assert text.startswith("## redline-canary: FAIL (exit 1: a gate failed)")
     assert "0.50 (1/2, 95% CI 0.00–0.40)" in text  # blocker recall with n and interval
     assert "0.33 (1/3, 95% CI 0.01–0.50)" in text
@@ -91,16 +93,16 @@ def test_summary_never_exceeds_the_limit_and_says_what_it_left_out() -> None:
         r = copy.deepcopy(base)
         r["repo"] = f"acme/canary-{i}"
         records.append(r)
-    text = job_summary(records, 1)
+    text = job_summary(as_records(records), 1)
     assert len(text.encode()) <= SUMMARY_LIMIT
     assert "PR detail section(s) left out" in text
     assert text.count("| acme/canary-") == 60  # every PR keeps its row
-    assert len(job_summary(records, 1, limit=5_000).encode()) <= 5_000
+    assert len(job_summary(as_records(records), 1, limit=5_000).encode()) <= 5_000
 
 
 def test_annotations_put_blockers_first_and_cap_each_level() -> None:
     r = seeded([seed(i, "MINOR") for i in range(1, 4)] + [seed(i) for i in range(10, 25)], caught=0)
-    lines = annotation_commands([r], "seeds")
+    lines = annotation_commands(as_records([r]), "seeds")
     cmds = parse_commands("\n".join(lines))
     errors = [c for c in cmds if c.name == "error"]
     assert len(errors) == 10
@@ -117,7 +119,7 @@ def test_annotations_for_silence_errors_and_clean_false_positives() -> None:
     error["notice"] = "could not open a PR"
     clean = record(kind="clean", stack="go")
     clean["clean_false_positives"] = 3
-    cmds = parse_commands("\n".join(annotation_commands([silent, error, clean])))
+    cmds = parse_commands("\n".join(annotation_commands(as_records([silent, error, clean]))))
     titles = [c.props["title"] for c in cmds]
     assert titles == ["Reviewer silent", "Canary error", "Clean false positives"]
     assert "could not open a PR" in cmds[1].message

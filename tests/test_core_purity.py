@@ -16,7 +16,7 @@ CORE = [
     "profiles/copilot", "profiles/coderabbit", "profiles/codex", "profiles/gemini",
     "profiles/claude", "profiles/bugbot", "profiles/greptile", "profiles/sourcery",
     "profiles/qodo", "profiles/cubic", "report_model", "report_markdown", "regression_issue", "redline_scale",
-    "redline_import", "legacy_model", "doctor_checks", "recordings",
+    "redline_import", "legacy_model", "record", "doctor_checks", "recordings",
 ]
 FORBIDDEN = {
     "os", "io", "pathlib", "shutil", "tempfile", "glob", "socket", "ssl", "select", "http",

@@ -265,7 +265,7 @@ def test_forty_minute_wait_runs_in_milliseconds_with_an_injected_clock(sb: Sandb
     records = TargetCycle(client, Target(REPO, "mini"), load_corpus(CORPUS), options, clock).run()
     client.close()
     assert time.monotonic() - started < 10
-    assert clock.now() >= 40 * 60.0 and [r["outcome"] for r in records] == ["silent", "silent"]
+    assert clock.now() >= 40 * 60.0 and [r.outcome for r in records] == ["silent", "silent"]
 
 
 def test_reviewer_error_notice_makes_the_outcome_error_with_the_notice_quoted(

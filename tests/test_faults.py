@@ -529,7 +529,7 @@ def _cycle_on_a_fake_clock(sb: Sandbox, reviewer: str, run_id: str) -> tuple[lis
     options = CycleOptions(run_id=run_id, poll=PollConfig(interval=30.0, timeout=40 * 60.0))
     records = TargetCycle(client, Target(REPO, "mini", reviewer), load_corpus(CORPUS), options, clock).run()
     client.close()
-    return records, clock.now()
+    return [r.to_json() for r in records], clock.now()
 
 
 def test_a_trigger_comment_an_acknowledging_bot_never_answers_ends_as_error_in_minutes() -> None:
@@ -578,7 +578,7 @@ def test_a_secondary_limit_slows_the_whole_run_down_not_just_the_request(
     from redline_canary.pacing import Pacer
 
     pacer = Pacer(RealClock())
-    client = GitHubClient(TOKEN, sandbox.url, pacer=pacer)
+    client = GitHubClient(TOKEN, sandbox.url, pacer=pacer, transport=sandbox.transport())
     sandbox.inject_fault("POST", f"{R}/labels", status=403, times=1, headers={"retry-after": "0"},
                          body={"message": "You have exceeded a secondary rate limit and have been temporarily "
                                           "blocked from content creation. Please retry your request again later."})

@@ -69,9 +69,9 @@ PHASES = {
     # a slow PR creation keeps the run inside publishing when the signal lands
     "publish": (("POST", f"{R}/pulls"), {"delay": 1.0, "times": 1}, ("POST", f"{R}/git/refs")),
     "polling": (None, None, ("GET", f"{R}/pulls/{{pull_number}}/reviews")),
-    # a secondary limit on the first close keeps the run inside teardown
-    "teardown": (("PATCH", f"{R}/pulls/{{pull_number}}"), {"status": 403, "headers": {"retry-after": "2"},
-                                                           "times": 1}, ("PATCH", f"{R}/pulls/{{pull_number}}")),
+    # a secondary limit on the first branch delete (teardown's first step) keeps the run inside teardown
+    "teardown": (("DELETE", f"{R}/git/refs/{{ref}}"), {"status": 403, "headers": {"retry-after": "2"},
+                                                       "times": 1}, ("DELETE", f"{R}/git/refs/{{ref}}")),
 }
 
 
@@ -100,14 +100,15 @@ def test_a_signal_in_any_phase_leaves_nothing_and_loses_no_record(
 
 def test_after_a_signal_a_short_retry_after_is_waited_out_not_given_up(sandbox: Sandbox, tmp_path: Path) -> None:
     sandbox.hub.close()  # keep it polling
-    sandbox.inject_fault("PATCH", f"{R}/pulls/{{pull_number}}", status=403, headers={"retry-after": "2"}, times=1)
+    sandbox.inject_fault("DELETE", f"{R}/git/refs/{{ref}}", status=403, headers={"retry-after": "2"}, times=1)
     proc = start_run(sandbox, tmp_path)
     wait_for(lambda: len(sandbox.pulls(REPO)) == 2 and seen(sandbox, "GET", f"{R}/pulls/{{pull_number}}/reviews")())
     proc.send_signal(signal.SIGTERM)
     _out, err = proc.communicate(timeout=15)
     assert proc.returncode == 130, err
-    closes = [r for r in sandbox.requests if r.method == "PATCH"]
-    assert [r.status for r in closes] == [403, 200, 200], "the limited close is retried after 2 s"
+    # Teardown deletes each head branch first (which closes its PR): the limited delete is retried after 2 s.
+    deletes = [r for r in sandbox.requests if r.method == "DELETE"]
+    assert [r.status for r in deletes] == [403, 204, 204], "the limited delete is retried after 2 s"
     assert {r["outcome"] for r in records(tmp_path)} == {"cancelled"}
     assert_no_canary_left(sandbox, REPO)
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from records import as_record
 
 from redline_canary.acknowledgements import AcknowledgementError, parse, seed_fingerprint
+from redline_canary.record import Record
 from redline_canary.verdict import GateOptions, classify, decide, parse_baseline
 
 pytestmark = pytest.mark.unit
@@ -18,16 +21,16 @@ def seed(n: int, severity: str = "BLOCKER", **extra: Any) -> dict[str, Any]:
 
 
 def record(run: str, caught: list[int] = (), under: dict[int, str] | None = None, missed: list[int] = (),
-           at: str = "2026-11-01T00:00:00Z", attempt: int = 1) -> dict[str, Any]:
+           at: str = "2026-11-01T00:00:00Z", attempt: int = 1, **fields: Any) -> Record:
     under = under or {}
-    return {
+    return as_record({
         "run_id": run, "attempt": attempt, "recorded_at": at, "repo": "acme/canary", "stack": "python",
         "kind": "seeded", "reviewer": "copilot", "corpus_fingerprint": "0123456789abcdef", "outcome": "scored",
         "caught_seeds": [seed(n, evidence={"severity": "BLOCKER", "cited": False}) for n in caught],
         "undercalled_seeds": [seed(n, evidence={"severity": sev, "word": sev.lower()}) for n, sev in under.items()],
         "missed_seeds": [seed(n) for n in missed], "recall": 0.5, "caught": len(caught), "markers": 6,
-        "clean_false_positives": None,
-    }
+        "clean_false_positives": None, **fields,
+    })
 
 
 def test_found_gate_counts_a_blocker_located_at_or_above_the_floor() -> None:
@@ -59,10 +62,9 @@ def test_an_acknowledgement_no_longer_needed_is_reported() -> None:
 
 def test_a_changed_seed_voids_its_acknowledgement() -> None:
     r = record("r1", caught=[1], missed=[2])
-    pinned = seed_fingerprint(r["missed_seeds"][0])
+    pinned = seed_fingerprint(r.missed_seeds[0])
     assert decide(r, _acks(seed=2, fingerprint=pinned)).passed
-    changed = record("r1", caught=[1], missed=[2])
-    changed["missed_seeds"][0]["description"] = "rewritten defect"
+    changed = replace(r, missed_seeds=(replace(r.missed_seeds[0], description="rewritten defect"),))
     v = decide(changed, _acks(seed=2, fingerprint=pinned))
     assert not v.passed and any("corpus changed SEED 2" in w for w in v.warnings)
 
@@ -96,8 +98,7 @@ def test_a_rolling_window_fails_a_newly_missed_blocker_and_warns_on_an_intermitt
 
 
 def test_a_window_never_looks_at_other_reviewers_or_corpora() -> None:
-    other = record("w1", caught=[1])
-    other["reviewer"] = "gemini"
+    other = record("w1", caught=[1], reviewer="gemini")
     v = decide(record("w2", missed=[1]), GateOptions(baseline="window:3"), history=[other])
     assert v.reasons == ("blocker recall 0/1 < 1.0",)  # no comparable history: the absolute gate
 

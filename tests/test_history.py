@@ -11,7 +11,9 @@ from typing import Any
 import jsonschema
 from clirun import ROOT, cli
 
-from redline_canary.history import append_records, merge, read_history
+from redline_canary import history
+from redline_canary.history import merge, read_history
+from redline_canary.record import Record
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
 
@@ -32,11 +34,15 @@ def record(run_id: str = "r1", kind: str = "seeded", stack: str = "mini", outcom
     }
 
 
+def append_records(path: Path, rows: list[dict[str, Any]]) -> int:
+    """Write test rows as the program writes records: each read as a Record first."""
+    return history.append_records(path, [Record.from_json(r) for r in rows])
+
+
 WRITER = """
 import sys
-from redline_canary.history import append_records
 sys.path.insert(0, {tests!r})
-from test_history import record
+from test_history import append_records, record
 for i in range(1000):
     append_records(sys.argv[1], [record(run_id=f"{{sys.argv[2]}}-{{i}}")])
 """
@@ -50,7 +56,7 @@ def test_two_processes_appending_1000_records_each_yield_2000_valid_lines(tmp_pa
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     read = read_history(hist)
     assert read.corrupt == [] and len(read.records) == 2000
-    assert len({r["run_id"] for r in read.records}) == 2000
+    assert len({r.run_id for r in read.records}) == 2000
 
 
 def test_corrupt_lines_are_reported_with_numbers_and_never_rewritten(tmp_path: Path) -> None:
@@ -64,7 +70,7 @@ def test_corrupt_lines_are_reported_with_numbers_and_never_rewritten(tmp_path: P
     append_records(hist, [record("r2")])
     assert hist.read_bytes().startswith(before)
     read = read_history(hist)
-    assert [r["run_id"] for r in read.records] == ["r1", "r2"]
+    assert [r.run_id for r in read.records] == ["r1", "r2"]
     assert [n for n, _ in read.corrupt] == [2, 3, 4]
     assert "missing keys" in read.corrupt[1][1]
 
@@ -92,7 +98,7 @@ def test_history_merge_and_gate_commands(tmp_path: Path) -> None:
     again = json.loads(cli("history", "merge", str(out), str(frag), "--json").stdout)
     assert (again["appended"], again["already_present"], again["corrupt"]) == (0, 3, [])
     for r in read_history(out).records:
-        jsonschema.validate(r, SCHEMA)
+        jsonschema.validate(r.to_json(), SCHEMA)
     res = cli("gate", str(out), "--run-id", "run-9", "--json")
     assert res.returncode == 1 and json.loads(res.stdout)["exit_code"] == 1
     assert cli("gate", str(out), "--run-id", "run-8").returncode == 0

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from actionrunner import load_yaml
 from clirun import ROOT, cli
-from test_history import record
+from test_history import append_records, record
 from test_workflow_flow import DEV_CLI, RUN_ID, WORKFLOW, origin_history, record_job
 
 from redline_canary import history
 from redline_canary.cli import main
 from redline_canary.errors import BadInput
-from redline_canary.history import append_records, read_history
+from redline_canary.history import read_history
 
 LIMITED = """
 import resource, signal, sys
@@ -76,7 +76,7 @@ def test_a_torn_last_line_gets_its_newline_in_the_same_all_or_nothing_write(tmp_
     assert out.read_bytes() == before  # not even the separating newline stayed
     assert cli("history", "merge", str(out), str(frag)).returncode == 0
     read = read_history(out)
-    assert [r["run_id"] for r in read.records] == ["old", "new"] and [n for n, _ in read.corrupt] == [2]
+    assert [r.run_id for r in read.records] == ["old", "new"] and [n for n, _ in read.corrupt] == [2]
 
 
 def test_score_appending_to_a_full_history_fails_in_one_line_and_changes_nothing(

@@ -58,3 +58,35 @@ def test_score_appends_into_the_folder(tmp_path: Path, mini_corpus: Path) -> Non
     assert res.returncode == 0, res.stderr
     files = list(folder.iterdir())
     assert len(files) == 1 and files[0].name.endswith(".jsonl") and files[0].name[:4].isdigit()
+
+
+def test_a_history_file_nearing_githubs_limit_draws_a_warning_in_the_job_summary(tmp_path: Path) -> None:
+    history = tmp_path / "seed-scores.jsonl"
+    rows = []
+    for i in range(42):  # 42 records of about 1 MB each: over the 40 MB warning, far under 100 MB
+        r = _rec(f"big-{i}", 2026)
+        r["pad"] = "x" * 1_000_000  # an unknown key is carried, as a newer writer's field would be
+        rows.append(r)
+    _write(history, rows)
+    frag = tmp_path / "frag.jsonl"
+    _write(frag, [_rec("new", 2026)])
+    summary = tmp_path / "summary.md"
+    done = cli("history", "merge", "--json", str(history), str(frag),
+               env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["appended"] == 1 and len(report["warnings"]) == 1
+    assert "42.0 MB" in report["warnings"][0] and "folder" in report["warnings"][0]
+    assert "::warning title=History file large::" in done.stdout
+    assert "42.0 MB" in summary.read_text() and "100 MB" in summary.read_text()
+
+
+def test_a_small_history_draws_no_warning(tmp_path: Path) -> None:
+    folder = tmp_path / "history"
+    folder.mkdir()
+    frag = tmp_path / "frag.jsonl"
+    _write(frag, [_rec("r", 2026)])
+    done = cli("history", "merge", "--json", str(folder), str(frag), env={"GITHUB_ACTIONS": "true"})
+    assert done.returncode == 0
+    assert json.loads(done.stdout.splitlines()[-1])["warnings"] == []
+    assert "::warning" not in done.stdout and "warning:" not in done.stderr

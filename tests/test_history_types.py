@@ -107,7 +107,7 @@ def test_merge_leaves_a_malformed_fragment_line_out_and_says_so(tmp_path: Path) 
     assert res.returncode == 2
     assert f"{frag}:2: corrupt record skipped (caught: expected an integer >= 0, got \"x\")" in res.stderr
     assert "appended 1" in res.stdout
-    assert [r["kind"] for r in read_history(out).records] == ["clean"]
+    assert [r.kind for r in read_history(out).records] == ["clean"]
 
 
 def test_gate_skips_another_runs_malformed_line_but_judges_its_own(tmp_path: Path) -> None:
@@ -204,7 +204,7 @@ def test_a_lone_surrogate_is_merged_exactly_and_printed_as_a_replacement_charact
     out = tmp_path / "h.jsonl"
     res = cli("history", "merge", str(out), str(frag))
     assert res.returncode == 0, res.stderr
-    assert read_history(out).records[0]["reviewer"] == "bot \ud800"
+    assert read_history(out).records[0].reviewer == "bot \ud800"
     gate = cli("gate", str(out), "--run-id", "r1")
     assert gate.returncode == 0 and "Traceback" not in gate.stderr
     report = cli("report", str(out))
@@ -223,5 +223,5 @@ def test_a_schema_1_record_reads_with_blocker_found_from_its_counts(tmp_path: Pa
     line = json.dumps(doc) + "\n"
     path.write_text(line)
     read = read_history(path)
-    assert read.records[0]["blocker_found"] == 0.75
+    assert read.records[0].blocker_found == 0.75
     assert path.read_text() == line  # a view, never a rewrite

@@ -31,14 +31,14 @@ from redline_canary.corpus import load_corpus
 from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.profiles import PROFILES, get_profile
 from redline_canary.profiles.base import SIGNALS
+from redline_canary.scoring import RecordMeta
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "profiles"
 _VENV = ROOT / ".venv" / "bin" / "redline-canary"
 EXE = str(_VENV if _VENV.exists() else Path(sys.executable).parent / "redline-canary")
 NOTICES = ("skipped", "error")
-META = {"run_id": "r1", "recorded_at": "2026-11-30T10:00:00Z", "repo": "acme/canary",
-        "pr": 7, "tool_version": "test"}
+META = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7, tool_version="test")
 
 
 def _cases() -> list[tuple[str, Path]]:
@@ -86,7 +86,7 @@ def test_skip_type_fixture_is_silent_or_error_never_recall_zero(
     doc = capture(reviews=[review(body, who=who)] if expect["channel"] == "review" else [],
                   issue_comments=[issue_comment(body, who=who)] if expect["channel"] == "issue" else [])
     settings = ScoreSettings(stack="mini", kind=kind, prefix="p")
-    r = evaluate(doc, load_corpus(mini_corpus), settings, get_profile(vendor), META)[1]
+    r = evaluate(doc, load_corpus(mini_corpus), settings, get_profile(vendor), META)[1].to_json()
     assert r["outcome"] == ("error" if expect["signal"] == "error" else "silent")
     assert expect["notice"] in (r["notice"] or "")
     assert r["recall"] is None and r["clean_false_positives"] is None

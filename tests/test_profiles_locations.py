@@ -16,11 +16,11 @@ from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.findings import Finding
 from redline_canary.profiles import get_profile
 from redline_canary.profiles.base import Extraction
+from redline_canary.scoring import RecordMeta
 from redline_canary.severity import Severity
 
 DATA = Path(__file__).resolve().parent / "data" / "profiles"
-META = {"run_id": "r1", "recorded_at": "2026-11-30T10:00:00Z", "repo": "acme/canary",
-        "pr": 7, "tool_version": "test"}
+META = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7, tool_version="test")
 COPILOT_REVIEW = user("copilot-pull-request-reviewer[bot]", 175728472)
 COPILOT_INLINE = user("Copilot", 175728472)
 BLOB = "https://github.com/acme/canary/blob/0123456789abcdef0123456789abcdef01234567"
@@ -143,7 +143,7 @@ def test_copilot_v2_scores_by_badge(mini_corpus: Path) -> None:
     settings = ScoreSettings(stack="mini", kind="seeded", prefix="p")
     profile = get_profile("copilot")
     r = evaluate(_copilot_doc(fixture("copilot_v2_review.md")), load_corpus(mini_corpus), settings, profile,
-                 META)[1]
+                 META)[1].to_json()
     assert r["caught"] == 4 and r["undercalled"] == 0  # SEED4 @19 too: unrated counts by location
     assert {s["n"] for s in r["caught_seeds"]} == {2, 3, 4, 6}
 
@@ -152,7 +152,7 @@ def test_copilot_without_overview_undercalls_nothing(mini_corpus: Path) -> None:
     settings = ScoreSettings(stack="mini", kind="seeded", prefix="p")
     r = evaluate(_copilot_doc("## Pull request overview\n\nCopilot reviewed 2 out of 2 changed files and "
                               "generated 3 comments."), load_corpus(mini_corpus), settings,
-                 get_profile("copilot"), META)[1]
+                 get_profile("copilot"), META)[1].to_json()
     assert r["caught"] == 3 and r["undercalled"] == 0
 
 

@@ -15,11 +15,10 @@ from redline_canary.corpus import load_corpus
 from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.profiles import get_profile
 from redline_canary.profiles.base import comment_from_reaction
-from redline_canary.scoring import decide_outcome
+from redline_canary.scoring import RecordMeta, decide_outcome
 
 DATA = Path(__file__).resolve().parent / "data" / "profiles"
-META = {"run_id": "r1", "recorded_at": "2026-11-30T10:00:00Z", "repo": "acme/canary",
-        "pr": 7, "tool_version": "test"}
+META = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7, tool_version="test")
 WHO = {
     "copilot": user("copilot-pull-request-reviewer[bot]", 175728472),
     "coderabbit": user("coderabbitai[bot]", 136622811),
@@ -188,7 +187,7 @@ def test_trigger_comment_is_never_a_finding_nor_activity(name: str) -> None:
 
 def _score(mini: Path, doc: dict[str, Any], reviewer: str, kind: str = "seeded") -> dict[str, Any]:
     settings = ScoreSettings(stack="mini", kind=kind, prefix="p")
-    return evaluate(doc, load_corpus(mini), settings, get_profile(reviewer), META)[1]
+    return evaluate(doc, load_corpus(mini), settings, get_profile(reviewer), META)[1].to_json()
 
 
 NOTICES = [

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from clirun import ROOT, cli
+from records import as_records
 from test_history import record
 
 from redline_canary.history import append_records, read_history
@@ -48,7 +49,7 @@ def test_legacy_lines_are_never_records_for_gate_or_baseline(tmp_path: Path) -> 
     out = imported(tmp_path)
     # even pasted into a real history, a legacy line is skipped as no record
     hist = tmp_path / "seed-scores.jsonl"
-    append_records(hist, [record("r1"), record("r1", kind="clean")])
+    append_records(hist, as_records([record("r1"), record("r1", kind="clean")]))
     with hist.open("a", encoding="utf-8") as fh:
         fh.write(out.read_text(encoding="utf-8"))
     read = read_history(hist)
@@ -60,7 +61,7 @@ def test_legacy_lines_are_never_records_for_gate_or_baseline(tmp_path: Path) -> 
 def test_report_shows_the_legacy_series_apart(tmp_path: Path) -> None:
     out = imported(tmp_path)
     hist = tmp_path / "seed-scores.jsonl"
-    append_records(hist, [record("r1"), record("r1", kind="clean")])
+    append_records(hist, as_records([record("r1"), record("r1", kind="clean")]))
     done = cli("report", str(hist), "--legacy", str(out))
     assert done.returncode == 0, done.stderr
     text = done.stdout

@@ -18,6 +18,7 @@ from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.profile_config import build_profiles
 from redline_canary.profiles import get_profile
 from redline_canary.redline_scale import SEVERITY_MAP, prefix_rule, to_scale
+from redline_canary.scoring import RecordMeta
 from redline_canary.severity import Severity
 
 B, H, S = (SEVERITY_MAP[w].level for w in ("BLOCKER", "HIGH", "SUGGESTION"))
@@ -87,13 +88,14 @@ def test_cited_prefix_counts_rule_attribution_the_redline_way(mini_corpus: Path)
         inline(app, 15, "[MAJOR] off by one, see core/off-by-one."),
     ], [review("done")])
     settings = ScoreSettings(stack="mini", kind="seeded", prefix="p")
-    meta = {"run_id": "r1", "recorded_at": "2026-11-30T10:00:00Z", "repo": "acme/canary", "pr": 7,
-            "tool_version": "test"}
+    meta = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7,
+                      tool_version="test")
     record = evaluate(doc, load_corpus(mini_corpus), settings, get_profile("redline"), meta)[1]
-    assert record["caught"] == 3
-    assert record["cited"] == 3
-    assert record["cited_prefix"] == 1
-    assert list(record).index("cited_prefix") == list(record).index("cited") + 1
+    assert record.caught == 3
+    assert record.cited == 3
+    assert record.cited_prefix == 1
+    written = list(record.to_json())
+    assert written.index("cited_prefix") == written.index("cited") + 1
 
 
 def test_readme_documents_the_one_table_as_the_code_has_it() -> None:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from records import as_records
+
+from redline_canary import regression_issue
 from redline_canary.history import record_problem
 from redline_canary.regression_issue import (
     MARKER,
@@ -18,10 +21,14 @@ from redline_canary.regression_issue import (
     Target,
     TargetResult,
     find_issue,
-    judge,
     plan,
     title,
 )
+
+
+def judge(records: list[dict[str, Any]], run_ids: list[str]) -> list[TargetResult]:
+    """The run's records as the history reads them, judged."""
+    return regression_issue.judge(as_records(records), run_ids)
 
 REPO, STACK, REVIEWER = "acme/canary-python", "python", "copilot"
 TARGET = Target(REPO, STACK, REVIEWER)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from clirun import cli
+from records import as_records
 from sandboxing import TOKEN, assert_no_canary_left
 from test_regression_issue import TARGET, pair, record
 
@@ -59,7 +60,7 @@ def test_open_once_comment_once_per_run_close_when_passing_and_touch_nothing_els
     sb.state.add_labels(sb.state.get_repo_by_name(METRICS), pr, [DEFAULT_LABEL])
     history = tmp_path / "history.jsonl"
     go = [record("100-1", k, stack="go") for k in ("seeded", "clean")]
-    append_records(history, [*pair("100-1", caught=(1, 3), missed=(2, 4)), *go])
+    append_records(history, as_records([*pair("100-1", caught=(1, 3), missed=(2, 4)), *go]))
 
     # A failing run opens one issue, with the missed seeds, the gate's reasons and the run.
     res = issue(sb, history, "100-1")
@@ -83,7 +84,7 @@ def test_open_once_comment_once_per_run_close_when_passing_and_touch_nothing_els
 
     # A stranger's comment carrying next run's marker cannot silence it.
     sb.add_issue_comment(METRICS, mine.number, "<!-- rc:regression-run=101-1 --> me too", author="mallory")
-    append_records(history, pair("101-1", caught=(1, 2, 3), missed=(4,)))
+    append_records(history, as_records(pair("101-1", caught=(1, 2, 3), missed=(4,))))
     for _ in range(2):
         res = issue(sb, history, "101-1")
         assert res.returncode == 0, res.stderr
@@ -93,7 +94,7 @@ def test_open_once_comment_once_per_run_close_when_passing_and_touch_nothing_els
     assert "commented on" not in res.stdout and "already reported" in res.stdout
 
     # A passing run closes it with a comment; once closed, a rerun does nothing.
-    append_records(history, pair("102-1"))
+    append_records(history, as_records(pair("102-1")))
     res = issue(sb, history, "102-1")
     assert res.returncode == 0, res.stderr
     assert f"acme/canary-python python/copilot: closed #{mine.number} — passing again in run 102-1" in res.stdout
@@ -114,7 +115,7 @@ def test_open_once_comment_once_per_run_close_when_passing_and_touch_nothing_els
 
 def test_dry_run_and_json_say_what_would_happen_and_write_nothing(sb: Sandbox, tmp_path: Path) -> None:
     history = tmp_path / "history.jsonl"
-    append_records(history, pair("100-1", caught=(), missed=(1, 2, 4)))
+    append_records(history, as_records(pair("100-1", caught=(), missed=(1, 2, 4))))
     res = issue(sb, history, "100-1", extra=("--dry-run",))
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("acme/canary-python python/copilot: would open — gate failed in run 100-1")
@@ -130,7 +131,7 @@ def test_dry_run_and_json_say_what_would_happen_and_write_nothing(sb: Sandbox, t
 
 def test_a_create_answered_502_after_it_happened_opens_exactly_one_issue(sb: Sandbox, tmp_path: Path) -> None:
     history = tmp_path / "history.jsonl"
-    append_records(history, pair("100-1", caught=(1,), missed=(2, 4)))
+    append_records(history, as_records(pair("100-1", caught=(1,), missed=(2, 4))))
     sb.inject_fault("POST", "/repos/{owner}/{repo}/issues", status=502, after_write=True, times=1)
     res = issue(sb, history, "100-1")
     assert res.returncode == 0, res.stderr
@@ -139,7 +140,7 @@ def test_a_create_answered_502_after_it_happened_opens_exactly_one_issue(sb: San
 
 def test_a_token_without_issues_write_is_bad_configuration(sb: Sandbox, tmp_path: Path) -> None:
     history = tmp_path / "history.jsonl"
-    append_records(history, pair("100-1", caught=(1,), missed=(2, 4)))
+    append_records(history, as_records(pair("100-1", caught=(1,), missed=(2, 4))))
     sb.fine_grained_token(missing={"issues"})
     res = issue(sb, history, "100-1")
     assert res.returncode == 2
@@ -152,7 +153,7 @@ def test_a_token_without_issues_write_is_bad_configuration(sb: Sandbox, tmp_path
 def test_issues_turned_off_on_the_repository_is_bad_configuration(sb: Sandbox, tmp_path: Path) -> None:
     sb.create_repo("acme/quiet", has_issues=False)
     history = tmp_path / "history.jsonl"
-    append_records(history, pair("100-1"))
+    append_records(history, as_records(pair("100-1")))
     res = cli("issue", "--repo", "acme/quiet", "--history", str(history), "--run-id", "100-1",
               "--api-url", sb.url, env=ENV)
     assert res.returncode == 2 and res.stdout == ""

@@ -16,9 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from test_report_model import synthetic_history
-
-from redline_canary.report_model import build_report
+from test_report_model import build_report, synthetic_history
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 from clirun import cli
-from test_report_model import FP_GO_NEW, synthetic_history, write_history
+from test_report_model import FP_GO_NEW, build_report, synthetic_history, write_history
 
 from redline_canary import cli as cli_module
 from redline_canary.errors import BadInput
-from redline_canary.report_model import build_report
 
 pytest.importorskip("matplotlib", reason="the HTML report needs the [report] extra (matplotlib)")
 from redline_canary.report_html import INSTALL_HINT, _trend_figure, render_html

@@ -8,13 +8,17 @@ only exists after it. Each seed's states were chosen to land in one known class.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from clirun import ROOT
+from records import as_records
 
+from redline_canary import report_model
+from redline_canary.record import Record, RecordProblem
 from redline_canary.report_markdown import MARKDOWN_LIMIT, render_markdown
 from redline_canary.report_model import (
     ALWAYS_CAUGHT,
@@ -22,7 +26,7 @@ from redline_canary.report_model import (
     NEVER_CAUGHT,
     NEWLY_MISSED,
     NONE,
-    build_report,
+    Report,
     classify,
     sign_test,
     to_json,
@@ -152,6 +156,13 @@ def write_history(path: Path, corrupt_after: int = 5) -> Path:
     lines.insert(corrupt_after, '{"run_id": "torn", "repo": ')
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def build_report(records: Iterable[Mapping[str, Any] | Record], since: str | None = None,
+                 corrupt: Sequence[tuple[int, str]] = ()) -> Report:
+    """The report of these records as the history reads them."""
+    read = [r if isinstance(r, Record) else as_records([r])[0] for r in records]
+    return report_model.build_report(read, since=since, corrupt=corrupt)
 
 
 def target(report: Any, stack: str, reviewer: str) -> Any:
@@ -318,11 +329,15 @@ def test_markdown_trend_shows_only_the_last_runs() -> None:
 
 def test_invalid_records_and_corrupt_lines_are_named_and_skipped() -> None:
     records = synthetic_history()
-    bad = dict(records[0], recall_ci95="high", run_id="bad-one")
+    # A value of the wrong type never reaches the report: reading refuses it, naming the key.
+    with pytest.raises(RecordProblem, match=r"^recall_ci95: expected a list or null"):
+        Record.from_json(dict(records[0], recall_ci95="high", run_id="bad-one"))
+    # A record the schema allows but the scoreboard cannot name a row by is skipped, named.
+    bad = dict(records[0], reviewer="", run_id="bad-one")
     report = build_report([*records, bad], corrupt=[(6, "not valid JSON (Expecting value)")])
     assert report.records_used == len(records)
     assert report.skipped[0] == "line 6: not valid JSON (Expecting value)"
-    assert "run_id=bad-one" in report.skipped[1] and "recall_ci95 is not a [low, high] pair" in report.skipped[1]
+    assert "run_id=bad-one" in report.skipped[1] and "reviewer is not a non-empty string" in report.skipped[1]
     md = render_markdown(report)
     assert "2 history line(s)/record(s) skipped, not counted" in md
 

@@ -11,11 +11,10 @@ from factories import HUMAN, capture, inline, issue_comment, review
 from redline_canary.corpus import load_corpus
 from redline_canary.evaluate import ScoreSettings, evaluate
 from redline_canary.profiles import get_profile
-from redline_canary.scoring import GateOptions, wilson
+from redline_canary.scoring import GateOptions, RecordMeta, wilson
 from redline_canary.severity import Severity
 
-META = {"run_id": "r1", "recorded_at": "2026-11-30T10:00:00Z", "repo": "acme/canary",
-        "pr": 7, "tool_version": "test"}
+META = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7, tool_version="test")
 # Pushed lines of the mini stack in blind mode under prefix "p": app.py SEED1@5 (BLOCKER),
 # SEED2@10 (BLOCKER), SEED3@15 (MAJOR), SEED4@19 (MAJOR, symbol REFUNDED), BORDERLINE1@24;
 # web/Profile.tsx SEED5@7 (BLOCKER), SEED6@8 (MINOR).
@@ -25,7 +24,7 @@ APP, TSX = "p/app.py", "p/web/Profile.tsx"
 def score(mini_corpus: Path, doc: dict[str, Any], kind: str = "seeded", reviewer: str = "redline",
           **kw: Any) -> dict[str, Any]:
     settings = ScoreSettings(stack="mini", kind=kind, prefix="p", **kw)
-    return evaluate(doc, load_corpus(mini_corpus), settings, get_profile(reviewer), META)[1]
+    return evaluate(doc, load_corpus(mini_corpus), settings, get_profile(reviewer), META)[1].to_json()
 
 
 def test_perfect_review(mini_corpus: Path) -> None:
@@ -147,10 +146,10 @@ def test_unrated_by_location_profile_counts_every_clean_finding(mini_corpus: Pat
 
     doc = capture([inline(APP, 10, "looks risky"), inline(APP, 12, "[MINOR] style")])
     settings = ScoreSettings(stack="mini", kind="clean", prefix="p")
-    _, r = evaluate(doc, load_corpus(mini_corpus), settings, ByLocation(), META)
+    r = evaluate(doc, load_corpus(mini_corpus), settings, ByLocation(), META)[1].to_json()
     assert r["clean_false_positives"] == 1 and r["clean_findings_below_floor"] == 1
     settings = ScoreSettings(stack="mini", kind="seeded", prefix="p")
-    _, r = evaluate(doc, load_corpus(mini_corpus), settings, ByLocation(), META)
+    r = evaluate(doc, load_corpus(mini_corpus), settings, ByLocation(), META)[1].to_json()
     assert r["caught"] == 1  # unrated: severity check skipped
 
 

@@ -37,6 +37,7 @@ from sandboxing import TOKEN, canary_sandbox
 from redline_canary.acknowledgements import parse
 from redline_canary.corpus import load_corpus
 from redline_canary.corpus_model import publish
+from redline_canary.record import Record
 from redline_canary.sandbox import Sandbox
 from redline_canary.sandbox.reviewers import ReviewContext, Reviewer
 from redline_canary.verdict import GateOptions, decide, final_attempts
@@ -188,8 +189,9 @@ def _weeks(sb: Sandbox, corpus: Path, hist: Path) -> tuple[list[list[dict[str, A
 
 def _colours(runs: list[list[dict[str, Any]]], options: GateOptions) -> list[str]:
     colours, history = [], []
-    for records in runs:
-        seeded = next(r for r in final_attempts(records) if r["kind"] == "seeded")
+    for week in runs:
+        records = [Record.from_json(r) for r in week]
+        seeded = next(r for r in final_attempts(records) if r.kind == "seeded")
         colours.append("pass" if decide(seeded, options, history=history).passed else "FAIL")
         history.extend(records)
     return colours
@@ -208,7 +210,7 @@ def test_six_weeks_under_each_gate_setting(sb: Sandbox, corpus: Path, tmp_path: 
     assert _colours(runs, window) == ["pass", "FAIL", "pass", "pass", "pass", "pass"]
 
     week4 = next(r for r in runs[3] if r["kind"] == "seeded")
-    v = decide(week4, window, history=[r for week in runs[:3] for r in week])
+    v = decide(Record.from_json(week4), window, history=[Record.from_json(r) for week in runs[:3] for r in week])
     assert v.warnings[-1] == "SEED 5 [BLOCKER] intermittent: missed now, caught in 2 of the last 3 runs"
     assert any("acknowledged by alice" in w for w in v.warnings)
     # Every week the records say what the reviewer found and at which level.

@@ -32,6 +32,7 @@ from test_history import record
 
 from redline_canary.github_api import CANARY_TOPIC
 from redline_canary.history import identity, read_history
+from redline_canary.record import Record
 from redline_canary.sandbox import BanditReviewer, Sandbox, SilentReviewer
 
 WORKFLOW = load_yaml(ROOT / "workflows" / "seed-canary.yml")
@@ -135,7 +136,7 @@ def origin_history(origin: Path, base: Path) -> list[dict[str, Any]]:
     path.write_text(text)
     read = read_history(path)
     assert read.corrupt == []
-    return read.records
+    return [r.to_json() for r in read.records]
 
 
 def plan(tmp_path: Path, targets: Any, inputs: Mapping[str, Any] | None = None) -> Run:
@@ -209,7 +210,7 @@ def test_weekly_flow_plan_two_matrix_jobs_record_with_a_concurrent_writer_then_g
     for r in ours:
         jsonschema.validate(r, SCHEMA)
     assert [r["run_id"] for r in records[:2]] == ["4100-1", "other-writer"]  # nothing of theirs lost
-    assert len({identity(r) for r in records}) == len(records) == 6
+    assert len({identity(Record.from_json(r)) for r in records}) == len(records) == 6
     log = git("log", "--format=%s", "main", cwd=origin).splitlines()
     assert log[:2] == [f"redline-canary: records of run {RUN_ID}", "another writer"]
 

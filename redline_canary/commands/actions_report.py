@@ -18,6 +18,7 @@ from redline_canary.actions import append_summary, commands_suspended, emit, in_
 from redline_canary.actions_render import action_outputs, annotation_commands, job_summary, workflow_command
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PASS, BadInput
 from redline_canary.history import read_history
+from redline_canary.record import Record
 from redline_canary.render import inert_line
 
 
@@ -48,7 +49,7 @@ def _report_refusal(args: argparse.Namespace, message: str) -> None:
 
 
 def run_actions_report(args: argparse.Namespace) -> int:
-    records: list[dict[str, Any]] = []
+    records: list[Record] = []
     notes: list[str] = []
     if args.records and os.path.lexists(args.records):
         # Anything but a regular file (a FIFO, /dev/zero, a folder) is refused, exit 2. So

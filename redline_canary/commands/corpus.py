@@ -21,8 +21,9 @@ from redline_canary.history import open_regular, read_history
 from redline_canary.matching import DEFAULT_WINDOW
 from redline_canary.options import load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.publication import MODES
+from redline_canary.record import Record
 from redline_canary.render import inert_line, json_text
-from redline_canary.scoring import DEFAULT_FLOOR
+from redline_canary.scoring import DEFAULT_FLOOR, RecordMeta
 from redline_canary.severity import SCALE
 
 
@@ -155,7 +156,7 @@ def write_export(out: Path, files: dict[str, str]) -> None:
         raise
 
 
-def _audit_records(path: str, corpus: corpus_model.CorpusData) -> list[dict[str, Any]]:
+def _audit_records(path: str, corpus: corpus_model.CorpusData) -> list[Record]:
     """Records from a history/record file, or the record a capture scores to."""
     with open_regular(path, "audit input") as fh:
         raw = fh.read(MAX_AUDIT_BYTES + 1)
@@ -173,7 +174,7 @@ def _audit_records(path: str, corpus: corpus_model.CorpusData) -> list[dict[str,
     return history.records
 
 
-def _score_capture(path: str, doc: dict[str, Any], corpus: corpus_model.CorpusData) -> dict[str, Any]:
+def _score_capture(path: str, doc: dict[str, Any], corpus: corpus_model.CorpusData) -> Record:
     try:
         check_capture(doc)
         repo, number, manifest = capture_meta(doc)
@@ -187,8 +188,8 @@ def _score_capture(path: str, doc: dict[str, Any], corpus: corpus_model.CorpusDa
     mode = parse_mode(str(manifest.get("mode") or "blind"), path)
     profile = load_profile(str(manifest.get("reviewer") or "redline"), [], None)
     settings = ScoreSettings(stack=stack, kind=kind, mode=mode, prefix=str(manifest.get("prefix") or ""))
-    meta = {"run_id": Path(path).name, "attempt": 1, "recorded_at": utc_now_iso(),
-            "repo": repo or "unknown/unknown", "pr": number, "tool_version": __version__}
+    meta = RecordMeta(run_id=Path(path).name, recorded_at=utc_now_iso(), repo=repo or "unknown/unknown",
+                      pr=number, tool_version=__version__)
     try:
         return evaluate(doc, corpus, settings, profile, meta)[1]
     except CaptureError as exc:
@@ -206,7 +207,7 @@ def run_audit(args: argparse.Namespace) -> int:
     for stack in corpus.stacks:
         fp = corpus_model.fingerprint(corpus, stack)
         for kind in corpus_model.KINDS:
-            modes = {str(r.get("mode")) for r in records if r.get("stack") == stack and r.get("kind") == kind}
+            modes = {r.mode for r in records if r.stack == stack and r.kind == kind}
             mode = "marked" if modes == {"marked"} else "blind"
             files, markers = corpus_model.publish(corpus, stack, kind, mode, "")
             published[(stack, kind)] = audit.Published(files, markers, fp)

@@ -58,7 +58,7 @@ def run_demo(args: argparse.Namespace) -> int:
         branches = sum(b.startswith(BRANCH_PREFIX) for t in targets for b in sb.branches(t.repo))
     if args.json:
         for r in result.records:
-            print(json.dumps(r))
+            print(json.dumps(r.to_json()))
     else:
         print(summary_table(result.records))
         print(f"\nhistory: {len(result.records)} record(s) appended to {history}")

@@ -35,8 +35,8 @@ def run_gate(args: argparse.Namespace) -> int:
     codes = [record_exit_code(r) for r in judged]
     code = combine_exit_codes(codes)
     rows = [
-        {"repo": r["repo"], "stack": r["stack"], "kind": r["kind"], "attempt": r.get("attempt", 1),
-         "outcome": r["outcome"], "passed": r["gate"]["passed"], "reasons": r["gate"]["reasons"],
+        {"repo": r.repo, "stack": r.stack, "kind": r.kind, "attempt": r.attempt,
+         "outcome": r.outcome, "passed": r.gate.passed, "reasons": list(r.gate.reasons),
          "exit_code": c}
         for r, c in zip(judged, codes, strict=True)
     ]
@@ -47,10 +47,10 @@ def run_gate(args: argparse.Namespace) -> int:
     # The lines carry record text (repo, stack, the gate's reasons): each is one inert
     # line, and under Actions the block is also wrapped in stop-commands.
     with commands_suspended():
-        for row in rows:
-            verdict = "PASS" if row["passed"] else "FAIL"
-            why = "; ".join(str(x) for x in row["reasons"])
-            print(inert_line(f"{row['repo']} {row['stack']}/{row['kind']}: {row['outcome']} {verdict}"
+        for r in judged:
+            verdict = "PASS" if r.gate.passed else "FAIL"
+            why = "; ".join(r.gate.reasons)
+            print(inert_line(f"{r.repo} {r.stack}/{r.kind}: {r.outcome} {verdict}"
                              + (f" — {why}" if why else "")))
         print(inert_line(f"run {run_label}: exit {code}"))
     return code

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
+from redline_canary import actions
+from redline_canary.actions_render import workflow_command
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
-from redline_canary.history import merge
-from redline_canary.render import inert_line, json_text
+from redline_canary.history import folder_files, is_history_folder, merge
+from redline_canary.render import inert_line, json_text, md_text
+
+# GitHub refuses a push holding a file over 100 MB; warn well before, while there is time
+# to move to a folder of yearly files (DESIGN §8). A stats file that silently stopped
+# publishing at 100 MB is a known failure of tools that keep one growing file.
+LARGE_HISTORY_BYTES = 40 * 1024 * 1024
 
 
 def register(sub: Any) -> None:
@@ -31,12 +39,41 @@ def run_merge(args: argparse.Namespace) -> int:
     result = merge(args.out, args.fragments)
     for fragment, line, why in result.corrupt:
         print(inert_line(f"{fragment}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
+    in_folder = is_history_folder(Path(args.out))
+    warnings = [size_warning(path, size, in_folder=in_folder) for path, size in large_history_files(args.out)]
+    for warning in warnings:
+        print(inert_line(f"warning: {warning}"), file=sys.stderr)
+    if warnings and actions.in_github_actions():
+        actions.emit([workflow_command("warning", w, title="History file large") for w in warnings])
+        actions.append_summary("".join(f"> **Warning:** {md_text(w)}\n\n" for w in warnings))
     if args.json:
         print(json_text({"out": args.out, "appended": result.appended,
                          "already_present": result.already_present,
-                         "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt]},
+                         "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt],
+                         "warnings": warnings},
                         indent=None))
     else:
         print(f"{args.out}: appended {result.appended}, already present {result.already_present}, "
               f"corrupt {len(result.corrupt)}")
     return EXIT_BAD_INPUT if result.corrupt else EXIT_PASS
+
+
+def large_history_files(out: str, limit: int = LARGE_HISTORY_BYTES) -> list[tuple[Path, int]]:
+    """The history's files at or over ``limit`` bytes (the file itself, or each file of a folder)."""
+    target = Path(out)
+    files = folder_files(target) if is_history_folder(target) else [target]
+    found = []
+    for f in files:
+        try:
+            size = f.stat().st_size
+        except OSError:
+            continue
+        if size >= limit:
+            found.append((f, size))
+    return found
+
+
+def size_warning(path: Path, size: int, *, in_folder: bool) -> str:
+    advice = ("one year's records this large: check for a runaway matrix, or move part of the year to its own file"
+              if in_folder else "merge into a folder instead (history/, one file per year) and keep this file as it is")
+    return f"{path} is {size / 1_000_000:.1f} MB; GitHub refuses a push with a file over 100 MB: {advice}"

@@ -194,7 +194,7 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
                          transport=transport, recorder=recorder)
     if options.json:
         for r in result.records:
-            print(json_text(r, indent=None), file=out)
+            print(json_text(r.to_json(), indent=None), file=out)
     else:
         print(summary_table(result.records) if result.records else "no records", file=out)
         for target, exc in result.failures:

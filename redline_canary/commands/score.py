@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ from redline_canary.options import (
     parse_kind,
     parse_mode,
 )
+from redline_canary.record import Record
 from redline_canary.render import inert_line, json_text, render_baseline, render_record
+from redline_canary.scoring import RecordMeta
 from redline_canary.verdict import GateOptions, decide, record_exit_code
 
 OFFLINE_REPO = "offline/review"  # the record's repo for a review that never was a PR
@@ -172,11 +175,8 @@ def run_findings(args: argparse.Namespace) -> int:
         window=DEFAULT_WINDOW if args.window is None else args.window,
         floor=parse_floor(args.floor), gate=rules,
     )
-    meta = {
-        "run_id": args.run_id or f"findings-{utc_now_iso().replace(':', '')}",
-        "attempt": 1, "recorded_at": utc_now_iso(), "repo": OFFLINE_REPO, "pr": None,
-        "tool_version": __version__,
-    }
+    meta = RecordMeta(run_id=args.run_id or f"findings-{utc_now_iso().replace(':', '')}",
+                      recorded_at=utc_now_iso(), repo=OFFLINE_REPO, tool_version=__version__)
     _score, record = evaluate_findings(findings, corpus, settings, reviewer, meta)
     return _finish(args, record, None, rules)
 
@@ -207,22 +207,17 @@ def run_score(args: argparse.Namespace) -> int:
         window=DEFAULT_WINDOW if args.window is None else args.window,
         floor=parse_floor(args.floor), gate=rules,
     )
-    meta = {
-        "run_id": args.run_id or f"score-{utc_now_iso().replace(':', '')}",
-        "attempt": 1,
-        "recorded_at": utc_now_iso(),
-        "repo": repo or args.repo or "unknown/unknown",
-        "pr": number if number is not None else args.pr,
-        "tool_version": __version__,
-    }
+    meta = RecordMeta(run_id=args.run_id or f"score-{utc_now_iso().replace(':', '')}",
+                      recorded_at=utc_now_iso(), repo=repo or args.repo or "unknown/unknown",
+                      pr=number if number is not None else args.pr, tool_version=__version__)
     try:
         _score, record = evaluate(doc, corpus, settings, profile, meta)
     except CaptureError as exc:
         raise BadInput(f"{source}: {exc}") from None
     fp_then = manifest.get("fingerprint")
-    if fp_then and fp_then != record["corpus_fingerprint"]:
+    if fp_then and fp_then != record.corpus_fingerprint:
         print(inert_line(f"warning: {source} was captured with corpus {fp_then}, scoring with "
-                         f"{record['corpus_fingerprint']}: line maps may differ"), file=sys.stderr)
+                         f"{record.corpus_fingerprint}: line maps may differ"), file=sys.stderr)
     return _finish(args, record, doc, rules)
 
 
@@ -234,7 +229,7 @@ def gate_rules(args: argparse.Namespace) -> GateOptions:
                         acknowledgements=load_acknowledgements(args.acknowledgements, utc_now_iso()[:10]))
 
 
-def _finish(args: argparse.Namespace, record: dict[str, Any], doc: dict[str, Any] | None,
+def _finish(args: argparse.Namespace, record: Record, doc: dict[str, Any] | None,
             rules: GateOptions) -> int:
     """Baseline, history, output and exit code: the same for every source of a review."""
     history = read_history(args.history) if args.history else None
@@ -242,24 +237,24 @@ def _finish(args: argparse.Namespace, record: dict[str, Any], doc: dict[str, Any
         print(inert_line(f"{args.history}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
     diff_text = ""
     if args.baseline and history is not None:
-        record["gate"] = decide(record, rules, history=history.records).as_json()
+        record = replace(record, gate=decide(record, rules, history=history.records).gate())
         if rules.window:
             runs = comparable_runs(history.records, record, rules.window)
-            record["baseline"] = {"window": rules.window, "run_ids": [str(r.get("run_id")) for r in runs]}
+            record = replace(record, baseline={"window": rules.window, "run_ids": [r.run_id for r in runs]})
         else:
             diff = compare(history.records, record)
-            record["baseline"] = {
-                "run_id": diff.baseline["run_id"] if diff.baseline else None,
-                "newly_missed": [s["n"] for s in diff.newly_missed],
-                "newly_caught": [s["n"] for s in diff.newly_caught],
-            }
+            record = replace(record, baseline={
+                "run_id": diff.baseline.run_id if diff.baseline else None,
+                "newly_missed": [s.n for s in diff.newly_missed],
+                "newly_caught": [s.n for s in diff.newly_caught],
+            })
             diff_text = render_baseline(diff.newly_missed, diff.newly_caught, diff.baseline)
     if args.save_capture and doc is not None:
         atomic_write_text(args.save_capture, json.dumps(doc, indent=1))
     if args.history:
         append_records(args.history, [record])
     if args.json:
-        print(json_text(record))
+        print(json_text(record.to_json()))
     else:
         print(render_record(record))
         if diff_text:

@@ -103,6 +103,10 @@ class PaymentEventProcessor:
         except psycopg2.OperationalError:
             log.warning("database unreachable; the event will be retried")
 
+    def connection_lost(self) -> bool:
+        """True when the last failure closed the connection: the database, not the event, failed."""
+        return bool(self._conn.closed)
+
     def close(self) -> None:
         self._conn.close()
 
@@ -244,8 +248,13 @@ class PaymentEventConsumer:
             log.error("parking undeliverable event (tag=%s): %s", method.delivery_tag, exc)
             self._park(channel, method, properties, body)
             return
-        except (psycopg2.OperationalError, psycopg2.InterfaceError):
-            # The database is unreachable, which says nothing about this event: it goes back to the
+        except (psycopg2.OperationalError, psycopg2.InterfaceError) as exc:
+            if not self._processor.connection_lost():
+                # An error of this statement (a lock or statement timeout, say), not an outage:
+                # it counts as one of the event's attempts like any other failure.
+                self._retry_or_park(channel, method, properties, body, exc)
+                return
+            # The connection is gone, which says nothing about this event: it goes back to the
             # queue after a pause without using one of its attempts, so an outage parks nothing.
             log.warning("database unavailable; requeueing event (tag=%s)", method.delivery_tag)
             self._processor.rollback()
@@ -254,16 +263,19 @@ class PaymentEventConsumer:
             HEARTBEAT_FILE.touch()
             channel.basic_nack(delivery_tag=method.delivery_tag, requeue=True)
             return
-        except Exception:
-            log.exception("payment event failed (tag=%s)", method.delivery_tag)
-            self._processor.rollback()
-            if delivery_attempts(properties) + 1 >= MAX_ATTEMPTS:
-                self._park(channel, method, properties, body)
-                return
-            # Dead-lettered to the retry queue, which re-delivers it after RETRY_DELAY_MS.
-            channel.basic_nack(delivery_tag=method.delivery_tag, requeue=False)
+        except Exception as exc:
+            self._retry_or_park(channel, method, properties, body, exc)
             return
         channel.basic_ack(delivery_tag=method.delivery_tag)
+
+    def _retry_or_park(self, channel, method, properties, body: bytes, exc: Exception) -> None:
+        log.error("payment event failed (tag=%s)", method.delivery_tag, exc_info=exc)
+        self._processor.rollback()
+        if delivery_attempts(properties) + 1 >= MAX_ATTEMPTS:
+            self._park(channel, method, properties, body)
+            return
+        # Dead-lettered to the retry queue, which re-delivers it after RETRY_DELAY_MS.
+        channel.basic_nack(delivery_tag=method.delivery_tag, requeue=False)
 
     def _heartbeat(self) -> None:
         HEARTBEAT_FILE.touch()
@@ -300,7 +312,13 @@ class PaymentEventConsumer:
 def main() -> None:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper())
     processor = PaymentEventProcessor(
-        lambda: psycopg2.connect(os.environ["DATABASE_URL"], application_name="orders-payment-consumer")
+        lambda: psycopg2.connect(
+            os.environ["DATABASE_URL"],
+            application_name="orders-payment-consumer",
+            connect_timeout=5,
+            # Bounded statements and lock waits: a stuck query must not hold the AMQP connection's only thread.
+            options="-c statement_timeout=10000 -c lock_timeout=5000",
+        )
     )
     consumer = PaymentEventConsumer(os.environ["AMQP_URL"], processor)
     signal.signal(signal.SIGTERM, consumer.stop)

@@ -153,7 +153,8 @@ def record_manual_payment(invoice_id: int, body: PaymentIn) -> None:
     if invoice is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "invoice not found")
     try:
-        result = repo.record_payment(invoice_id, body.amount, invoice.currency, body.reference)
+        # Manual references get their own namespace, so one can never shadow a provider payment id.
+        result = repo.record_payment(invoice_id, body.amount, invoice.currency, f"manual:{body.reference}")
     except repo.InvoiceNotOpen:
         raise HTTPException(status.HTTP_409_CONFLICT, "invoice is not open") from None
     if result is repo.PaymentResult.DUPLICATE:

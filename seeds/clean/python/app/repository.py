@@ -36,6 +36,7 @@ class RefundResult(str, Enum):
     PARTIAL = "partial"  # recorded; refunds do not cover the payments, the status is unchanged
     REFUNDED = "refunded"  # the paid invoice is now fully refunded
     UNKNOWN_INVOICE = "unknown_invoice"  # no such invoice; nothing recorded
+    AHEAD_OF_PAYMENT = "ahead_of_payment"  # more refunded than paid so far; nothing recorded, retry later
 
 
 class InvoiceStatus(str, Enum):
@@ -248,6 +249,9 @@ def record_refund(invoice_id: int, amount: Decimal, currency: str, reference: st
 
     A partial refund is recorded but leaves the invoice paid. Only refunds and payments in
     the invoice currency are compared, so a refund in another currency never flips it.
+    Providers do not deliver events in order: a refund that would exceed the payments
+    recorded so far is not stored (AHEAD_OF_PAYMENT) so the provider delivers it again
+    after the payment it refunds.
     """
     with connection() as conn:
         row = conn.execute(
@@ -255,6 +259,16 @@ def record_refund(invoice_id: int, amount: Decimal, currency: str, reference: st
         ).fetchone()
         if row is None:
             return RefundResult.UNKNOWN_INVOICE
+        totals = conn.execute(
+            "SELECT (SELECT COALESCE(SUM(p.amount), 0) FROM payments p WHERE p.invoice_id = %s AND p.currency = %s) AS paid,"
+            " (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r WHERE r.invoice_id = %s AND r.currency = %s) AS refunded,"
+            " EXISTS (SELECT 1 FROM refunds r WHERE r.reference = %s) AS seen",
+            (invoice_id, currency, invoice_id, currency, reference),
+        ).fetchone()
+        if totals["seen"]:
+            return RefundResult.DUPLICATE
+        if totals["refunded"] + amount > totals["paid"]:
+            return RefundResult.AHEAD_OF_PAYMENT
         inserted = conn.execute(
             "INSERT INTO refunds (invoice_id, amount, currency, reference, received_at)"
             " VALUES (%s, %s, %s, %s, now()) ON CONFLICT (reference) DO NOTHING RETURNING id",

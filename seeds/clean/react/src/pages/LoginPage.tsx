@@ -20,7 +20,9 @@ function safeReturnTo(value: string | null): string {
   } catch {
     return DEFAULT_LANDING;
   }
-  if (url.origin !== window.location.origin) {
+  // Dot segments can normalise "/a/..//evil.example" to the path "//evil.example", which a later
+  // navigation would read as another host: the result must be a single-slash path too.
+  if (url.origin !== window.location.origin || url.pathname.startsWith("//")) {
     return DEFAULT_LANDING;
   }
   return `${url.pathname}${url.search}${url.hash}`;
