@@ -27,6 +27,7 @@ from redline_canary.errors import (
 
 # Order is the order shown in --help.
 COMMAND_MODULES = [
+    "doctor",
     "run",
     "score",
     "corpus",

@@ -15,6 +15,11 @@ def utc_now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def wall_now() -> float:
+    """Epoch seconds: for comparing with dates GitHub sends (a token's expiry)."""
+    return time.time()
+
+
 class Cancelled(Exception):
     """The run was asked to stop (SIGINT/SIGTERM); teardown must still happen."""
 

@@ -56,3 +56,8 @@ SCORE_DEFAULTS = tuple(d for d in DEFAULTS if "score" in d.commands)
 
 def default(flag: str) -> float | int | str:
     return BY_FLAG[flag].value
+
+# doctor: a token expiring sooner than this draws a warning (a weekly job then has at most
+# one run left); at most this many recent PRs are read for evidence the reviewer is installed.
+TOKEN_EXPIRY_WARN_DAYS = 14
+DOCTOR_RECENT_PULLS = 10

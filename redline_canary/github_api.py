@@ -29,9 +29,11 @@ import httpx
 
 from redline_canary import __version__, validate
 from redline_canary.clock import Clock, RealClock
+from redline_canary.doctor_checks import Answer
 from redline_canary.errors import BadInput, InfraFailure, register_secret
 from redline_canary.github_errors import ApiFailure, decipher, decode_json
 from redline_canary.pacing import Pacer
+from redline_canary.recorder import Recorder
 from redline_canary.retrying import RetryPolicy, time_scale_from_env
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -96,10 +98,14 @@ class GitHubClient:
 
     def __init__(self, token: str, api_url: str | None = None, *, clock: Clock | None = None,
                  policy: RetryPolicy | None = None, pacer: Pacer | None = None,
-                 timeout: float = 30.0, transport: httpx.BaseTransport | None = None) -> None:
-        """``transport`` replaces the network (the sandbox mounted in-process, in tests)."""
+                 timeout: float = 30.0, transport: httpx.BaseTransport | None = None,
+                 recorder: Recorder | None = None) -> None:
+        """``transport`` replaces the network (the sandbox mounted in-process, in tests);
+        ``recorder`` writes every answer, scrubbed of the token (``run --record``)."""
         check_token(token)
         register_secret(token)
+        if recorder is not None:
+            recorder.add_secret(token)
         self.api_url = check_api_url(api_url or DEFAULT_API_URL)
         self._origin = _origin(self.api_url)
         self.clock = clock or RealClock()
@@ -112,6 +118,7 @@ class GitHubClient:
             headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
                      "X-GitHub-Api-Version": "2022-11-28",
                      "User-Agent": f"redline-canary/{__version__}"},
+            event_hooks={"response": [recorder.response]} if recorder is not None else None,
         )
         self.counts: Counter[str] = Counter()  # "METHOD route" -> requests, "... 304" separately
         self._lock = threading.Lock()
@@ -239,6 +246,55 @@ class GitHubClient:
             if exc.status == 410:  # issues turned off, or the issue deleted: no retry brings it back
                 raise BadInput(f"{what}: GitHub answered 410 {exc.message}") from None
             raise InfraFailure(f"{what}: {exc}") from None
+
+    # --- doctor: reads whose failures are answers ----------------------------------
+    def _probe(self, route: str, url: str, *, params: dict[str, Any] | None = None) -> Answer:
+        """A GET that never raises for GitHub's answer: ``doctor`` reports a 401, 403 or
+        404 as a finding, so it gets the status, headers and body instead of an exception.
+        Transient failures are retried by the one policy first."""
+        def once() -> Answer:
+            resp = self._send("GET", route, url, params=params)
+            return Answer(resp.status_code, {k.lower(): v for k, v in resp.headers.items()},
+                          _decode(resp, f"GET {route}") if resp.content else None)
+
+        try:
+            return self.policy.call(once)
+        except ApiFailure as exc:
+            return Answer(exc.status, dict(exc.headers), exc.body or None, exc.message)
+
+    def whoami(self) -> Answer:
+        return self._probe("/user", "/user")
+
+    def repository_answer(self, repo: str) -> Answer:
+        return self._probe("/repos/{owner}/{repo}", self._repo_url(repo))
+
+    def ref_answer(self, repo: str, branch: str) -> Answer:
+        return self._probe("/repos/{owner}/{repo}/git/ref/{ref}",
+                           self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}"))
+
+    def label_answer(self, repo: str, label: str) -> Answer:
+        return self._probe("/repos/{owner}/{repo}/labels/{name}",
+                           self._repo_url(repo, f"labels/{quote(label, safe='')}"))
+
+    def check_runs_answer(self, repo: str, sha: str) -> Answer:
+        return self._probe("/repos/{owner}/{repo}/commits/{ref}/check-runs",
+                           self._repo_url(repo, f"commits/{quote(sha, safe='')}/check-runs"), params={"per_page": 1})
+
+    def branch_rules_answer(self, repo: str, branch: str) -> Answer:
+        """The rules in force on ``branch`` (rulesets): Copilot's automatic review is one."""
+        return self._probe("/repos/{owner}/{repo}/rules/branches/{branch}",
+                           self._repo_url(repo, f"rules/branches/{quote(branch, safe='/')}"))
+
+    def recent_pulls_answer(self, repo: str, count: int) -> Answer:
+        return self._probe("/repos/{owner}/{repo}/pulls", self._repo_url(repo, "pulls"),
+                           params={"state": "all", "sort": "updated", "direction": "desc", "per_page": count})
+
+    def conversation_answers(self, repo: str, number: int) -> dict[str, Answer]:
+        """Page 1 of a PR's reviews, review comments and issue comments (newest reviewers
+        show up there; doctor needs one sign, not every page)."""
+        return {channel: self._probe("/repos/{owner}/{repo}/" + _template(path),
+                                     self._repo_url(repo, path.format(n=number)), params={"per_page": PER_PAGE})
+                for channel, path in CHANNEL_PATHS.items()}
 
     # --- reads --------------------------------------------------------------------
     def repository(self, repo: str) -> dict[str, Any]:

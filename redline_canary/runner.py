@@ -42,6 +42,7 @@ from redline_canary.github_api import GitHubClient
 from redline_canary.history import append_records
 from redline_canary.pacing import Pacer
 from redline_canary.record import Record
+from redline_canary.recorder import Recorder
 from redline_canary.render import fmt_rate
 from redline_canary.targets import Target
 from redline_canary.verdict import record_exit_code
@@ -98,7 +99,7 @@ def run_targets(
     api_url: str | None, parallel: int = 4, history: Path | None = None,
     progress: Callable[[str, str], None] | None = None, clock: RealClock | None = None,
     writes_per_minute: int = 80, writes_per_hour: int = 500, budget_share: int = 1,
-    transport: httpx.BaseTransport | None = None,
+    transport: httpx.BaseTransport | None = None, recorder: Recorder | None = None,
 ) -> RunResult:
     """``transport``: every target's client talks through it instead of the network (tests
     mount the sandbox's WSGI app in-process this way)."""
@@ -114,7 +115,7 @@ def run_targets(
         client: GitHubClient | None = None
         records: list[Record] = []
         try:
-            client = GitHubClient(token, api_url, clock=clock, pacer=pacer, transport=transport)
+            client = GitHubClient(token, api_url, clock=clock, pacer=pacer, transport=transport, recorder=recorder)
             cycle = TargetCycle(client, target, corpus, options, clock, printer)
             records = cycle.run()
             code = combine_exit_codes([record_exit_code(r) for r in records])

@@ -62,6 +62,17 @@ def record_exit_code(record: Record) -> int:
     return EXIT_PASS if record.gate.passed else EXIT_GATE_FAILED
 
 
+def doctor_exit_code(statuses: Iterable[str]) -> int:
+    """``doctor``: a failed check is a configuration the run would trip over (exit 2);
+    warnings and notes are printed, not failed on."""
+    return EXIT_BAD_INPUT if any(s == "fail" for s in statuses) else EXIT_PASS
+
+
+def verify_exit_code(differences: int) -> int:
+    """``sandbox verify``: any interaction the sandbox answers differently fails (exit 1)."""
+    return EXIT_GATE_FAILED if differences else EXIT_PASS
+
+
 def outcome_word(exit_code: int) -> str:
     return OUTCOME_WORDS.get(exit_code, "error")
 

@@ -31,6 +31,7 @@ UNIT = {
     "test_profiles_locations", "test_profiles_severity", "test_profiles_signals", "test_publication",
     "test_report_model", "test_retrying", "test_sanitisers", "test_scoring", "test_verdict", "test_core_purity",
     "test_regression_issue", "test_pacing", "test_redline_parity", "test_record", "test_citations",
+    "test_doctor_checks", "test_recordings",
 }
 CONTRACT = {"test_sandbox_contract", "test_sandbox_openapi", "test_sandbox_routes"}
 

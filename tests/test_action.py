@@ -181,6 +181,26 @@ def test_cancel_forwards_sigint_and_the_run_tears_down_in_time(sb: Sandbox, tmp_
     assert sb.open_pulls(REPO) == []
 
 
+def test_dry_run_runs_doctor_only_and_reads_nothing_but_gets(tmp_path: Path) -> None:
+    scenario = {"repos": [{"name": "acme/unready", "topic": False}, {"name": REPO}]}
+    with Sandbox.from_scenario(scenario, token=TOKEN, default_reviewer="none") as sb:
+        run = run_composite(ROOT, {"repo": "acme/unready", "stack": "python", "api-url": sb.url, "token": TOKEN,
+                                   "dry-run": "true", "fail-on": "never"}, runner_for(tmp_path), skip=SKIP_INSTALL)
+        assert run.failed and run.steps[-1].returncode == 2  # a blocking problem fails even with fail-on never
+        assert run.outputs["exit-code"] == "2" and run.outputs["outcome"] == "bad-input"
+        assert run.step("run").outcome == "skipped" and run.step("report").outcome == "skipped"
+        assert "dry run: nothing was opened" in run.summary and "FAIL  topic" in run.summary
+        assert "fix: add the topic redline-canary" in run.step("doctor").stdout
+        assert any("doctor::exit 2" in a.message or "exit 2" in a.message for a in run.annotations("error"))
+        ready = run_composite(ROOT, {"targets": json.dumps([{"repo": REPO, "stack": "python"}]), "api-url": sb.url,
+                                     "token": TOKEN, "dry-run": "true"}, runner_for(tmp_path / "2"),
+                              skip=SKIP_INSTALL)
+        assert not ready.failed and ready.outputs["exit-code"] == "0" and ready.outputs["outcome"] == "pass"
+        assert "no blocking problem" in ready.summary
+        assert_token_only_masked(ready)
+        assert {r.method for r in sb.requests} == {"GET"} and sb.pulls(REPO) == []
+
+
 def test_install_only_gives_the_command_and_runs_nothing(tmp_path: Path) -> None:
     run = run_composite(ROOT, {"install-only": "true"}, runner_for(tmp_path), skip=SKIP_INSTALL)
     assert not run.failed

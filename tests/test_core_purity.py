@@ -18,7 +18,8 @@ CORE = [
     "profiles/copilot", "profiles/coderabbit", "profiles/codex", "profiles/gemini",
     "profiles/claude", "profiles/bugbot", "profiles/greptile", "profiles/sourcery",
     "profiles/qodo", "profiles/cubic", "report_model", "report_build", "report_stats", "report_markdown",
-    "regression_issue", "redline_scale", "redline_import", "legacy_model", "record", "rule_ids",
+    "regression_issue", "redline_scale", "redline_import", "legacy_model", "record", "rule_ids", "doctor_checks",
+    "recordings",
 ]
 FORBIDDEN = {
     "os", "io", "pathlib", "shutil", "tempfile", "glob", "socket", "ssl", "select", "http",

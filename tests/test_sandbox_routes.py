@@ -24,7 +24,6 @@ R = "/repos/{owner}/{repo}"
 Route = tuple[str, str]
 
 TEST_ONLY: dict[Route, str] = {
-    ("GET", "/user"): "the simplest authenticated read: tests check tokens (wrong, missing, never echoed) on it",
     ("POST", f"{R}/pulls/{{pull_number}}/comments"): (
         "a person's inline comment, to check the diff-line rules every reviewer's comment obeys"
     ),
@@ -36,7 +35,7 @@ def _served() -> set[Route]:
 
 
 def _product() -> set[Route]:
-    """``_get``/``_paginate`` are GETs of their first argument; ``_json``/``_send``/``_create``
+    """``_get``/``_paginate``/``_probe`` are GETs of their first argument; ``_json``/``_send``/``_create``
     name the method, then the route; every route ``poll`` builds is read with GET."""
     tree = ast.parse(Path(github_api.__file__).read_text())
     found: set[Route] = set()
@@ -47,7 +46,7 @@ def _product() -> set[Route]:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args]
-        if node.func.attr in ("_get", "_paginate") and args and args[0]:
+        if node.func.attr in ("_get", "_paginate", "_probe") and args and args[0]:
             found.add(("GET", args[0]))
         elif node.func.attr in ("_json", "_send", "_create") and len(args) >= 2 and args[0] and args[1]:
             found.add((args[0], args[1]))

@@ -333,14 +333,21 @@ def test_dispatch_inputs_plan_one_target_and_dry_run_stops_there(tmp_path: Path)
     assert len(entries) == 1 and json.loads(entries[0]["target"]) == {
         "repo": "acme/one", "stack": "python", "reviewer": "copilot", "mode": "marked"}
     assert "Dry run" in run.summary
-    from actionrunner import condition
+    from actionrunner import condition, substitute
 
     ctx = {"inputs": {"dry-run": True}, "__status__": {"failed": False, "cancelled": False},
            "needs": {"plan": {"result": "success"}}}
-    assert not condition(WORKFLOW["jobs"]["canary"]["if"], ctx)
+    # A dry run's canary jobs run doctor only (reads): the action gets dry-run, the janitor
+    # and the record job do not run.
+    canary = WORKFLOW["jobs"]["canary"]
+    assert "if" not in canary
+    step = next(s for s in canary["steps"] if s.get("id") == "canary")
+    assert substitute(step["with"]["dry-run"], ctx) == "true"
+    assert not condition(canary["steps"][-1]["if"], ctx)
     assert not condition(WORKFLOW["jobs"]["record"]["if"], ctx)
     scheduled = {**ctx, "inputs": {}}
-    assert condition(WORKFLOW["jobs"]["canary"]["if"], scheduled)
+    assert substitute(step["with"]["dry-run"], scheduled) == "false"
+    assert condition(canary["steps"][-1]["if"], scheduled)
     assert condition(WORKFLOW["jobs"]["record"]["if"], scheduled)
 
 

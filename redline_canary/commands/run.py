@@ -29,6 +29,7 @@ from redline_canary.options import (
 )
 from redline_canary.polling import PollConfig
 from redline_canary.profile_config import load_profiles_file
+from redline_canary.recorder import Recorder
 from redline_canary.render import json_text
 from redline_canary.runner import default_run_id, run_targets, summary_table
 from redline_canary.targets import Target, load_targets_text, parse_targets, read_targets_arg
@@ -51,6 +52,8 @@ def register(sub: Any) -> None:
     for flag in ("--confirm", "--parallel", "--budget-share"):
         add_default_flag(p, flag, int)
     p.add_argument("--save-captures", help="keep every scored capture in this folder")
+    p.add_argument("--record", metavar="DIR", help="write every request and response of the run into this new "
+                   "folder, one scrubbed file each (the github-fixtures format; replay with `sandbox verify DIR`)")
     p.add_argument("--dry-run", action="store_true", help="print the plan; touch nothing")
     p.add_argument("--json", action="store_true", help="print the records as JSON lines")
     p.set_defaults(func=run_run)
@@ -114,6 +117,8 @@ def check_run_options(args: argparse.Namespace) -> None:
         validate.history_path(args.history, "--history")
     if args.save_captures:
         validate.output_dir(args.save_captures, "--save-captures")
+    if args.record:
+        validate.output_dir(args.record, "--record")
     if args.baseline_history and not args.baseline:
         raise BadInput("--baseline-history: only used with --baseline")
 
@@ -132,6 +137,7 @@ class RunOptions:
     budget_share: int
     dry_run: bool
     json: bool
+    record: Path | None
     env: Mapping[str, str] = field(repr=False)  # holds the token: never in a repr
 
     @classmethod
@@ -159,7 +165,8 @@ class RunOptions:
             profiles_file=args.profiles,
         )
         return cls(tuple(targets), corpus, cycle, args.api_url, Path(args.history) if args.history else None,
-                   args.parallel, args.budget_share, args.dry_run, args.json, env)
+                   args.parallel, args.budget_share, args.dry_run, args.json,
+                   Path(args.record) if args.record else None, env)
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -180,9 +187,10 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
         return 0
     token = token_from_env(options.env)
     history = options.history
+    recorder = Recorder(options.record, run_id=run_id, secrets=(token,)) if options.record else None
     result = run_targets(targets, options.corpus, options.cycle, token=token, api_url=options.api_url,
                          parallel=options.parallel, history=history, budget_share=options.budget_share,
-                         transport=transport)
+                         transport=transport, recorder=recorder)
     if options.json:
         for r in result.records:
             print(json_text(r.to_json(), indent=None), file=out)
@@ -192,4 +200,6 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
             print(f"{target.label}: {one_line(mask(str(exc)))}", file=err)
         if history:
             print(f"history: {len(result.records)} record(s) appended to {history}", file=out)
+        if recorder is not None:
+            print(f"recorded: {recorder.count} interaction(s) in {recorder.folder}", file=out)
     return result.exit_code

@@ -21,6 +21,7 @@ can drive any failure from outside the Python API. Keys (see
     ref_visibility_lag: N | {attempts, repo}
     too_quickly: after, times, created, repo
     fine_grained_token: missing [permission names], repos
+    token: kind (fine_grained|classic), expires_in_days, scopes, no_access
     tree_payload_cap: bytes
 
 Any problem in the file is one line naming it and the key path, exit 2. With ``--json``
@@ -58,8 +59,12 @@ scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
       default_branch: main
       writable: true                 # false: permissions.push false, writes 403
       files: {README.md: "hi"}       # initial default-branch files
+      empty: false                   # true: no commit at all
+      labels: [redline-exempt]       # labels that already exist
+      copilot_review: false          # true: a ruleset requests Copilot's review
       branches: [rc/2.4]             # one commit each by `human`
-      pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat}]
+      pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat,
+               reviewed_by: ["coderabbitai[bot]"]}]
       review_requests: {"copilot-pull-request-reviewer[bot]": hidden}
                                      # registered | dropped | hidden | rejected
   faults:                            # times omitted = always
@@ -71,6 +76,8 @@ scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
   ref_visibility_lag: {attempts: 2, repo: acme/canary-python}   # or just: 2
   too_quickly: {after: 9, times: 3, created: false, repo: acme/canary-python}
   fine_grained_token: {missing: [pull_requests], repos: [acme/canary-python]}
+  token: {kind: fine_grained, expires_in_days: 5, no_access: [checks]}
+                                     # or {kind: classic, scopes: [public_repo]}
   tree_payload_cap: 2000000
 Any problem: one line naming the file and key path, exit 2.
 """
@@ -90,7 +97,7 @@ def register(subparsers: Any) -> None:
         description="Serve the sandbox on 127.0.0.1 and print its URL. Any token is accepted. "
         "--scenario FILE sets up repos, human branches/PRs, reviewers, faults and limits "
         "from YAML/JSON; top-level keys: login, human, repos, faults, secondary_limit, "
-        "primary_limit, ref_visibility_lag, too_quickly, fine_grained_token, tree_payload_cap "
+        "primary_limit, ref_visibility_lag, too_quickly, fine_grained_token, token, tree_payload_cap "
         "(shape: redline_canary/sandbox/scenario.py).",
         epilog=SCENARIO_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -117,6 +124,19 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--latency", type=float, default=1.0, help="reviewer answer delay in seconds (default 1)")
     serve.add_argument("--json", action="store_true", help="print the URL and repos as JSON")
     serve.set_defaults(func=_serve)
+    verify = actions.add_parser(
+        "verify",
+        help="replay a recording against a fresh sandbox and print what differs",
+        description="Replay every interaction of DIR (written by `run --record DIR`, or any folder in the "
+        "github-fixtures format) against a fresh in-process sandbox and print, per interaction, the "
+        "differences the product would notice: status, the headers it reads, key sets and JSON types of "
+        "the body (ids, SHAs, dates and URLs are not differences). Exit 1 when any interaction differs.",
+    )
+    verify.add_argument("dir", metavar="DIR", help="folder of recorded interactions (*.json)")
+    verify.add_argument("--reviewer", choices=("bandit", "silent", "none"), default="bandit",
+                        help="simulated reviewer on every recorded repository (default bandit)")
+    verify.add_argument("--json", action="store_true", help="one JSON object per interaction, then a summary")
+    verify.set_defaults(func=_verify)
     parser.set_defaults(func=lambda args: _usage(parser))
 
 
@@ -221,3 +241,20 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from redline_canary.render import inert_line, json_text
+    from redline_canary.verdict import verify_exit_code
+    from redline_canary.verify import load_recording, render, verify
+
+    outcomes = verify(load_recording(args.dir), reviewer=args.reviewer)
+    differ = sum(bool(o.differences) for o in outcomes)
+    if args.json:
+        for o in outcomes:
+            print(json_text({"file": o.name, "method": o.method, "path": o.path, "status": o.status,
+                             "differences": list(o.differences)}, indent=None))
+        print(json_text({"interactions": len(outcomes), "differ": differ}, indent=None))
+    else:
+        print("\n".join(inert_line(line) for line in render(outcomes).splitlines()))
+    return verify_exit_code(differ)

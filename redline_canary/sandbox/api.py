@@ -255,6 +255,22 @@ def get_branch(call: Call) -> Reply:
     return Reply(200, call.r.branch(repo, name))
 
 
+D_RULES = "https://docs.github.com/rest/repos/rules#get-rules-for-a-branch"
+
+
+@route("GET", f"{R}/rules/branches/{{branch}}", D_RULES, "metadata=read")
+def get_branch_rules(call: Call) -> Reply:
+    """Rules in force on a branch (any name: GitHub answers for branches that do not exist
+    yet). Only the rule ``doctor`` looks for is modelled: Copilot's automatic review."""
+    repo = call.repo
+    rules: list[dict[str, Any]] = []
+    if repo.copilot_review:
+        rules.append({"type": "copilot_code_review", "parameters": {"review_on_push": False,
+                                                                      "review_draft_pull_requests": False},
+                      "ruleset_source_type": "Repository", "ruleset_source": repo.full_name, "ruleset_id": 1})
+    return Reply(200, rules)
+
+
 # --- git refs ----------------------------------------------------------------------------
 
 D_REFS = "https://docs.github.com/rest/git/refs"

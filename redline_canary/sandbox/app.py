@@ -185,7 +185,13 @@ class SandboxApp:
             "x-github-request-id": _request_id(),
         }
         h.update(self.rate.headers())
-        if self.state.policies.token is not None:
+        cred = self.state.policies.credential
+        if cred is not None:
+            if cred.expires_at is not None:
+                h["github-authentication-token-expiration"] = _expiry(cred.expires_at)
+            if cred.kind == "classic":  # classic PATs name their scopes on every answer (octokit recordings)
+                h["x-oauth-scopes"] = ", ".join(cred.scopes)
+        elif self.state.policies.token is not None:
             # Fine-grained and other expiring tokens announce their expiry on every answer
             # (recorded in the 2026 PyGithub fixtures, e.g. git-ref_update_200).
             h["github-authentication-token-expiration"] = self.token_expiry
@@ -257,6 +263,13 @@ class SandboxApp:
                 return fail(err, True)
         if rt is None:
             return fail(ApiError(404, "Not Found", doc=doc), True)
+        cred = state.policies.credential
+        if cred is not None and cred.unreadable(rt.perm, full_name):
+            err = ApiError(403, "Resource not accessible by personal access token", doc=doc,
+                           headers={"x-accepted-github-permissions": rt.perm or ""})
+            return fail(err, True)
+        if cred is not None and cred.cannot_write(method, full_name):
+            return fail(ApiError(404, "Not Found", doc=doc, headers={"x-accepted-oauth-scopes": "repo"}), True)
         token = state.policies.token
         if token is not None and token.denies(rt.perm, method, full_name):
             err = ApiError(
@@ -294,7 +307,9 @@ class SandboxApp:
             return fail(ApiError(500, "Server Error", doc=doc), True)
 
         headers = dict(base)
-        if rt.perm:
+        if cred is not None and cred.kind == "classic":
+            headers["x-accepted-oauth-scopes"] = "repo" if full_name is not None else ""
+        elif rt.perm:
             headers["x-accepted-github-permissions"] = rt.perm
         if payload is not None:
             headers["content-type"] = "application/json; charset=utf-8"
@@ -360,6 +375,11 @@ class SandboxApp:
         headers.update(extra)
         self.record(RequestRecord(method, template, status, True))
         return Response(status, headers, None if status in (204, 304) else payload)
+
+
+def _expiry(at: float) -> str:
+    """GitHub's spelling: ``2025-02-04 16:42:10 UTC`` (issue-comment_get_200.pygithub.json)."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
 
 
 def _digest(token: str) -> bytes:

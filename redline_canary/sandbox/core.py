@@ -25,6 +25,8 @@ from redline_canary.sandbox.model import Repo
 from redline_canary.sandbox.policies import (
     PERMISSIONS,
     REVIEW_REQUEST_MODES,
+    TOKEN_KINDS,
+    Credential,
     FineGrainedToken,
     Policies,
     RefVisibilityLag,
@@ -230,6 +232,23 @@ class Sandbox:
         user = self.state.ensure_user(author) if author else self.state.viewer
         return self.state.add_issue_comment(self._repo(repo), number, user, body).id
 
+    def add_label(self, repo: str, name: str, color: str = "ededed") -> None:
+        """A label that exists before anything runs (also on a read-only repository)."""
+        r = self._repo(repo)
+        with self.state.lock:
+            if name.lower() not in r.labels:
+                self.state._new_label(r, name, color, None)
+
+    def add_review(self, repo: str, number: int, author: str, body: str = "Looks fine.") -> int:
+        """A COMMENTED review by ``author`` (a Bot when the login ends in ``[bot]``): the
+        trace an installed reviewer leaves on earlier PRs, which ``doctor`` looks for."""
+        kind = "Bot" if author.lower().endswith("[bot]") else "User"
+        user = self.state.ensure_user(author, type=kind)
+        with self.state.lock:
+            review = self.state.create_review(self._repo(repo), number, user, {"body": body, "event": "COMMENT"},
+                                              validate=False)
+        return review.id
+
     # --- reviewers -------------------------------------------------------------------------
 
     def attach_reviewer(self, repo: str, reviewer: Reviewer) -> Reviewer:
@@ -393,6 +412,32 @@ class Sandbox:
         selected = frozenset(r.lower() for r in repos) if repos is not None else None
         with self.state.lock:
             self.state.policies.token = FineGrainedToken(names, selected) if names else None
+
+    def token_kind(
+        self,
+        kind: str = "fine_grained",
+        *,
+        expires_in_days: float | None = None,
+        scopes: Iterable[str] = ("repo", "workflow"),
+        no_access: Iterable[str] = (),
+    ) -> None:
+        """Answer as GitHub answers this kind of token (see :class:`Credential`): classic
+        ``x-oauth-scopes`` or fine-grained ``x-accepted-github-permissions``, and the
+        expiry header when ``expires_in_days`` is given (negative: already expired)."""
+        if kind not in TOKEN_KINDS:
+            raise ValueError(f"kind must be one of {TOKEN_KINDS}, got {kind!r}")
+        names = frozenset(no_access)
+        unknown = sorted(names - PERMISSIONS)
+        if unknown:
+            raise ValueError(f"unknown permission(s) {unknown}; known: {sorted(PERMISSIONS)}")
+        at = None if expires_in_days is None else self.state.clock() + expires_in_days * 86400
+        with self.state.lock:
+            self.state.policies.credential = Credential(kind, at, tuple(scopes), names)  # type: ignore[arg-type]
+
+    def clear_credential(self) -> None:
+        """Back to the default dialect: no scopes, no expiry (unless ``fine_grained_token``)."""
+        with self.state.lock:
+            self.state.policies.credential = None
 
     def review_requests(self, repo: str, login: str, mode: ReviewRequestMode) -> None:
         """What ``POST /pulls/{n}/requested_reviewers`` does for ``login`` on ``repo``:

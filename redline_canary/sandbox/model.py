@@ -249,6 +249,7 @@ class Repo:
     issues: dict[int, Issue] = field(default_factory=dict)
     next_number: int = 1
     check_runs: list[dict[str, Any]] = field(default_factory=list)  # GitHub JSON, any head sha
+    copilot_review: bool = False  # a repository ruleset asks Copilot to review every PR
 
     @property
     def full_name(self) -> str:

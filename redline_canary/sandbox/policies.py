@@ -16,6 +16,10 @@ from typing import Literal, get_args
 
 ReviewRequestMode = Literal["registered", "dropped", "hidden", "rejected"]
 REVIEW_REQUEST_MODES: tuple[str, ...] = get_args(ReviewRequestMode)
+TokenKind = Literal["fine_grained", "classic"]
+TOKEN_KINDS: tuple[str, ...] = get_args(TokenKind)
+# Classic scopes that let a token write to a repository (github-api.md §2.2: x-accepted-oauth-scopes "repo").
+REPO_SCOPES = frozenset({"repo", "public_repo"})
 
 # Fine-grained repository permission names GitHub uses in x-accepted-github-permissions.
 PERMISSIONS = frozenset(
@@ -130,6 +134,41 @@ class FineGrainedToken:
         return name.strip() not in self.missing or level.strip() == "read"
 
 
+@dataclass(frozen=True)
+class Credential:
+    """What kind of token the client holds, as GitHub's response headers tell it.
+
+    Recorded traffic shows two dialects: classic PATs get ``x-oauth-scopes`` and
+    ``x-accepted-oauth-scopes`` and no ``x-accepted-github-permissions``; fine-grained
+    tokens get ``x-accepted-github-permissions`` and no scopes; either kind may carry
+    ``github-authentication-token-expiration`` (``expires_at``, epoch seconds; None:
+    never expires). ``doctor`` reads exactly these headers, so a test can build a
+    misconfigured token from outside. ``no_access`` (fine-grained) are permissions the
+    token does not have at all: reads of routes needing them answer 403 too. A classic
+    token without ``repo``/``public_repo`` cannot write to a repository (404, as GitHub
+    answers a token that may not see the write).
+    """
+
+    kind: TokenKind = "fine_grained"
+    expires_at: float | None = None
+    scopes: tuple[str, ...] = ("repo", "workflow")
+    no_access: frozenset[str] = frozenset()
+
+    def unreadable(self, perm: str | None, full_name: str | None) -> bool:
+        """A fine-grained token without any access to what every alternative of ``perm`` needs."""
+        if self.kind != "fine_grained" or perm is None or full_name is None or not self.no_access:
+            return False
+        for alternative in perm.split(";"):
+            names = {p.partition("=")[0].strip() for p in alternative.split(",") if p.strip()}
+            if not names & self.no_access:
+                return False
+        return True
+
+    def cannot_write(self, method: str, full_name: str | None) -> bool:
+        return (self.kind == "classic" and method != "GET" and full_name is not None
+                and not REPO_SCOPES & set(self.scopes))
+
+
 @dataclass
 class Policies:
     """Everything switchable about how the sandbox answers writes; all off by default."""
@@ -137,6 +176,7 @@ class Policies:
     ref_lag: RefVisibilityLag | None = None
     too_quickly: TooQuickly | None = None
     token: FineGrainedToken | None = None
+    credential: Credential | None = None  # None: headers as before (no scopes, no expiry unless ``token``)
     # (lower-cased repo full name, lower-cased login) -> what a reviewer request does.
     review_requests: dict[tuple[str, str], ReviewRequestMode] = field(default_factory=dict)
 

@@ -18,8 +18,12 @@ Shape (every key but ``repos`` optional)::
         default_branch: main
         writable: true             # false: permissions.push false, writes 403
         files: {README.md: "hi\\n"} # initial files of the default branch
+        empty: false               # true: no commit, no branch at all (a freshly created repo)
+        labels: [redline-exempt]   # labels that exist before the canary runs
+        copilot_review: false      # true: a ruleset requests Copilot's review of every PR
         branches: [rc/2.4]         # one commit each by `human`, from the default branch
-        pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat}]
+        pulls: [{head: rc/2.4, title: Hotfix, base: main, body: "", draft: false, author: octocat,
+                 reviewed_by: ["coderabbitai[bot]"]}]   # a COMMENTED review by each login
         review_requests: {"copilot-pull-request-reviewer[bot]": hidden}  # registered|dropped|hidden|rejected
     faults:                        # route = OpenAPI template the sandbox serves; times omitted = always
       - {method: POST, route: "/repos/{owner}/{repo}/pulls", status: 502, after_write: true, times: 1}
@@ -30,6 +34,8 @@ Shape (every key but ``repos`` optional)::
     ref_visibility_lag: {attempts: 2, repo: acme/canary-python}   # or just: 2
     too_quickly: {after: 9, times: 3, created: false, repo: acme/canary-python}
     fine_grained_token: {missing: [pull_requests], repos: [acme/canary-python]}
+    token: {kind: fine_grained, expires_in_days: 5, no_access: [checks]}   # or
+    token: {kind: classic, scopes: [public_repo], expires_in_days: null}   # the headers doctor reads
     tree_payload_cap: 2000000
 """
 
@@ -45,7 +51,7 @@ import yaml
 
 from redline_canary.errors import BadInput
 from redline_canary.sandbox.api import route_problem
-from redline_canary.sandbox.policies import PERMISSIONS, REVIEW_REQUEST_MODES, ReviewRequestMode
+from redline_canary.sandbox.policies import PERMISSIONS, REVIEW_REQUEST_MODES, TOKEN_KINDS, ReviewRequestMode
 from redline_canary.sandbox.state import valid_ref_name, valid_tree_path
 
 if TYPE_CHECKING:
@@ -72,6 +78,7 @@ class PullSpec:
     body: str = ""
     draft: bool = False
     author: str | None = None  # None: the scenario's human
+    reviewed_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,9 @@ class RepoSpec:
     branches: tuple[str, ...] = ()
     pulls: tuple[PullSpec, ...] = ()
     review_requests: tuple[tuple[str, ReviewRequestMode], ...] = ()
+    empty: bool = False
+    labels: tuple[str, ...] = ()
+    copilot_review: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +153,14 @@ class TokenSpec:
 
 
 @dataclass(frozen=True)
+class CredentialSpec:
+    kind: str = "fine_grained"
+    expires_in_days: float | None = None
+    scopes: tuple[str, ...] = ("repo", "workflow")
+    no_access: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Scenario:
     repos: tuple[RepoSpec, ...]
     faults: tuple[FaultSpec, ...] = ()
@@ -154,6 +172,7 @@ class Scenario:
     too_quickly: TooQuicklySpec | None = None
     fine_grained_token: TokenSpec | None = None
     tree_payload_cap: int | None = None
+    token: CredentialSpec | None = None
     source: str = field(default="<scenario>", compare=False)
 
 
@@ -295,14 +314,14 @@ def _join(prefix: str, key: str) -> str:
 
 _TOP = (
     "login", "human", "repos", "faults", "secondary_limit", "primary_limit",
-    "ref_visibility_lag", "too_quickly", "fine_grained_token", "tree_payload_cap",
+    "ref_visibility_lag", "too_quickly", "fine_grained_token", "tree_payload_cap", "token",
 )  # fmt: skip
 _REPO = (
     "name", "topic", "reviewer", "latency", "default_branch", "writable", "files",
-    "branches", "pulls", "review_requests",
+    "branches", "pulls", "review_requests", "empty", "labels", "copilot_review",
 )  # fmt: skip
 _SECONDARY = ("per_minute", "per_hour", "window", "retry_after", "status", "send_retry_after", "methods")
-_PULL = ("head", "title", "base", "body", "draft", "author")
+_PULL = ("head", "title", "base", "body", "draft", "author", "reviewed_by")
 _FAULT = (
     "method", "route", "repo", "status", "headers", "body", "delay", "drop", "times", "after_write", "secondary",
 )  # fmt: skip
@@ -405,6 +424,31 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
             selected = tuple(known_repo(f"{key}.repos[{i}]", x) for i, x in enumerate(listed))
         token = TokenSpec(missing, selected)
 
+    credential = None
+    if top.get("token") is not None:
+        key = "token"
+        m = c.mapping(key, top[key], ("kind", "expires_in_days", "scopes", "no_access"))
+        kind = c.choice(f"{key}.kind", m.get("kind", "fine_grained"), TOKEN_KINDS)
+        days = m.get("expires_in_days")
+        scopes = tuple(c.string(f"{key}.scopes[{i}]", x)
+                       for i, x in enumerate(c.items(f"{key}.scopes", m.get("scopes", ["repo", "workflow"]))))
+        no_access = frozenset(
+            c.choice(f"{key}.no_access[{i}]", x, tuple(sorted(PERMISSIONS)))
+            for i, x in enumerate(c.items(f"{key}.no_access", m.get("no_access", [])))
+        )
+        if kind == "classic" and no_access:
+            c.fail(f"{key}.no_access", "only fine-grained tokens have permissions; a classic token has scopes")
+        if kind == "fine_grained" and "scopes" in m:
+            c.fail(f"{key}.scopes", "only classic tokens have scopes; a fine-grained token has permissions")
+        if kind == "classic" and token is not None:
+            c.fail(f"{key}.kind", "fine_grained_token describes a fine-grained token, not a classic one")
+        credential = CredentialSpec(
+            kind=kind,
+            expires_in_days=None if days is None else c.number(f"{key}.expires_in_days", days, -3650, 3650),
+            scopes=scopes,
+            no_access=no_access,
+        )
+
     cap = c.opt_integer("tree_payload_cap", top.get("tree_payload_cap"), 1)
     return Scenario(
         repos=repos,
@@ -417,6 +461,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         too_quickly=quickly,
         fine_grained_token=token,
         tree_payload_cap=cap,
+        token=credential,
         source=source,
     )
 
@@ -469,6 +514,8 @@ def _repo(c: _Check, key: str, value: Any) -> RepoSpec:
                 body=body,
                 draft=c.boolean(f"{pkey}.draft", pm.get("draft", False)),
                 author=c.string(f"{pkey}.author", pm["author"]) if pm.get("author") is not None else None,
+                reviewed_by=tuple(c.string(f"{pkey}.reviewed_by[{j}]", x)
+                                  for j, x in enumerate(c.items(f"{pkey}.reviewed_by", pm.get("reviewed_by", [])))),
             )
         )
     requests: list[tuple[str, ReviewRequestMode]] = []
@@ -479,6 +526,15 @@ def _repo(c: _Check, key: str, value: Any) -> RepoSpec:
     reviewer = None
     if m.get("reviewer") is not None:
         reviewer = c.choice(f"{key}.reviewer", m["reviewer"], REVIEWER_KINDS)
+    empty = c.boolean(f"{key}.empty", m.get("empty", False))
+    if empty and (files is not None or branches):
+        c.fail(f"{key}.empty", "an empty repository has no files and no branches")
+    labels: list[str] = []
+    for i, x in enumerate(c.items(f"{key}.labels", m.get("labels", []))):
+        label = c.string(f"{key}.labels[{i}]", x)
+        if label.lower() in {y.lower() for y in labels}:
+            c.fail(f"{key}.labels[{i}]", f"{label} is already a label of {name}")
+        labels.append(label)
     return RepoSpec(
         name=name,
         topic=c.boolean(f"{key}.topic", m.get("topic", True)),
@@ -490,6 +546,9 @@ def _repo(c: _Check, key: str, value: Any) -> RepoSpec:
         branches=tuple(branches),
         pulls=tuple(pulls),
         review_requests=tuple(requests),
+        empty=empty,
+        labels=tuple(labels),
+        copilot_review=c.boolean(f"{key}.copilot_review", m.get("copilot_review", False)),
     )
 
 
@@ -557,7 +616,7 @@ def apply_scenario(
     for spec in scenario.repos:
         sb.create_repo(
             spec.name,
-            files=dict(spec.files) if spec.files is not None else None,
+            files={} if spec.empty else dict(spec.files) if spec.files is not None else None,
             default_branch=spec.default_branch,
             writable=spec.writable,
             topics=[CANARY_TOPIC] if spec.topic else [],
@@ -566,8 +625,11 @@ def apply_scenario(
         for branch in spec.branches:
             note = f"notes/{branch.replace('/', '-')}.md"
             sb.state.commit_files(repo, branch, {note: f"Work on {branch}\n"}, f"Start {branch}", author=human)
+        repo.copilot_review = spec.copilot_review
+        for label in spec.labels:
+            sb.add_label(spec.name, label)
         for pull in spec.pulls:
-            sb.create_pull(
+            number = sb.create_pull(
                 spec.name,
                 pull.head,
                 base=pull.base,
@@ -576,6 +638,8 @@ def apply_scenario(
                 author=pull.author or scenario.human,
                 draft=pull.draft,
             )
+            for login in pull.reviewed_by:
+                sb.add_review(spec.name, number, login)
         for login, mode in spec.review_requests:
             sb.review_requests(spec.name, login, mode)
     for spec in scenario.repos:
@@ -610,6 +674,9 @@ def apply_scenario(
         sb.submitted_too_quickly(after=q.after, times=q.times, created=q.created, repo=q.repo)
     if scenario.fine_grained_token is not None:
         sb.fine_grained_token(scenario.fine_grained_token.missing, repos=scenario.fine_grained_token.repos)
+    if scenario.token is not None:
+        t = scenario.token
+        sb.token_kind(t.kind, expires_in_days=t.expires_in_days, scopes=t.scopes, no_access=t.no_access)
     if scenario.tree_payload_cap is not None:
         sb.tree_payload_cap(scenario.tree_payload_cap)
     for f in scenario.faults:

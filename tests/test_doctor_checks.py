@@ -1,0 +1,91 @@
+"""doctor's judgement over answers (pure): thresholds, token kinds, hostile JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from redline_canary import github_api
+from redline_canary.doctor import expires_in_days
+from redline_canary.doctor_checks import (
+    CANARY_TOPIC,
+    Answer,
+    DoctorFacts,
+    checklist,
+    find_evidence,
+    token_hint,
+    token_kind,
+)
+from redline_canary.verdict import doctor_exit_code
+
+REPO_BODY = {"private": False, "topics": [CANARY_TOPIC], "default_branch": "main", "permissions": {"push": True}}
+
+
+def _facts(**changes: Any) -> DoctorFacts:
+    base: dict[str, Any] = dict(
+        repo="acme/c", reviewer="redline", logins=(), needs_check_runs=False, copilot=False, label="redline-exempt",
+        token_hint="fine_grained", user=Answer(200, {}, {"login": "me", "type": "User"}),
+        repository=Answer(200, {}, REPO_BODY), branch="main", ref=Answer(200, {}, {"object": {"sha": "a" * 40}}),
+        label_answer=Answer(404, {}, None, "Not Found"), pulls=Answer(200, {}, []))
+    return DoctorFacts(**{**base, **changes})
+
+
+def _status(facts: DoctorFacts, name: str) -> str:
+    return next(c.status for c in checklist(facts) if c.name == name)
+
+
+def test_the_topic_is_the_products_topic() -> None:
+    assert CANARY_TOPIC == github_api.CANARY_TOPIC
+
+
+@pytest.mark.parametrize("days, status", [(None, "warn"), (-1, "fail"), (0.5, "warn"), (13.9, "warn"),
+                                          (14, "ok"), (365, "ok")])
+def test_expiry_warns_under_14_days_and_fails_once_expired(days: float | None, status: str) -> None:
+    assert _status(_facts(expiry="2026-01-01 00:00:00 UTC", expires_in_days=days), "expiry") == status
+    assert _status(_facts(), "expiry") == "ok"  # no header: the token does not expire
+
+
+def test_expiry_dates_in_both_spellings() -> None:
+    assert expires_in_days("1970-01-02 00:00:00 UTC", 0.0) == pytest.approx(1.0)
+    assert expires_in_days("1970-01-02 00:00:00 -0100", 0.0) == pytest.approx(1 + 1 / 24)
+    assert expires_in_days("next week", 0.0) is None and expires_in_days(None, 0.0) is None
+
+
+def test_token_kind_from_headers_first_then_the_prefix() -> None:
+    assert token_hint("ghp_abc") == "classic" and token_hint("github_pat_x") == "fine_grained"
+    assert token_hint("ghs_x") == "app" and token_hint("whatever") == "unknown"
+    classic = _facts(token_hint="unknown", user=Answer(200, {"x-oauth-scopes": "repo, gist"}, {"login": "me"}))
+    assert token_kind(classic) == "classic" and _status(classic, "permissions") == "ok"
+    assert token_kind(_facts(token_hint="unknown")) == "fine_grained"
+
+
+def test_a_classic_public_repo_scope_is_enough_only_for_a_public_repository() -> None:
+    user = Answer(200, {"x-oauth-scopes": "public_repo"}, {"login": "me"})
+    assert _status(_facts(user=user), "permissions") == "ok"
+    private = Answer(200, {}, {**REPO_BODY, "private": True})
+    assert _status(_facts(user=user, repository=private), "permissions") == "fail"
+
+
+def test_no_push_or_archived_is_blocking_and_exit_2() -> None:
+    for body in ({**REPO_BODY, "permissions": {"push": False}}, {**REPO_BODY, "archived": True}):
+        checks = checklist(_facts(repository=Answer(200, {}, body)))
+        assert next(c for c in checks if c.name == "permissions").status == "fail"
+        assert doctor_exit_code(c.status for c in checks) == 2
+    assert doctor_exit_code(c.status for c in checklist(_facts())) == 0
+
+
+def test_an_unreadable_repository_skips_what_depends_on_it() -> None:
+    checks = checklist(_facts(repository=Answer(404, {}, {"message": "Not Found"}, "Not Found")))
+    assert [(c.name, c.status) for c in checks][:3] == [("token", "ok"), ("expiry", "ok"), ("repository", "fail")]
+    assert {c.status for c in checks[3:]} == {"skip"}
+
+
+def test_evidence_ignores_hostile_items_and_the_tokens_own_user() -> None:
+    channels = {"reviews": Answer(200, {}, [None, "x", {"user": "bob"}, {"user": {"login": 7}},
+                                             {"user": {"login": "redline-canary[bot]", "type": "Bot"}}]),
+                "issue_comments": Answer(403, {}, None, "Resource not accessible by personal access token")}
+    assert find_evidence(3, channels, (), any_bot=True, self_login="redline-canary[bot]") == []
+    channels["review_comments"] = Answer(200, {}, [{"user": {"login": "Copilot", "type": "Bot"}}])
+    found = find_evidence(3, channels, ("copilot",), any_bot=False, self_login=None)
+    assert [(e.number, e.channel, e.login) for e in found] == [(3, "review_comments", "Copilot")]
