@@ -18,8 +18,9 @@ from typing import Any
 
 from redline_canary import validate
 from redline_canary.actions import commands_suspended
+from redline_canary.app_auth import add_app_options, auth_from_args
 from redline_canary.errors import CanaryError, mask, one_line
-from redline_canary.github_api import GitHubClient, token_from_env
+from redline_canary.github_api import GitHubClient
 from redline_canary.history import run_records
 from redline_canary.regression_issue import DEFAULT_LABEL, Action, Links, OpenIssue, judge, plan
 from redline_canary.render import inert_line, json_text
@@ -40,6 +41,7 @@ def register(sub: Any) -> None:
     p.add_argument("--label", default=DEFAULT_LABEL,
                    help=f"label that marks the issues (default {DEFAULT_LABEL}; created if missing)")
     p.add_argument("--api-url", help="GitHub API URL")
+    add_app_options(p)
     p.add_argument("--dry-run", action="store_true", help="say what would be done; write nothing")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_issue)
@@ -90,7 +92,7 @@ def run_issue(args: argparse.Namespace) -> int:
     api_url = validate.api_url(args.api_url)
     records = run_records(args.history, run_ids, lambda line: print(line, file=sys.stderr))
     results = judge(records, run_ids)
-    client = GitHubClient(token_from_env(), api_url)
+    client = GitHubClient(auth_from_args(args).for_repo(repo), api_url)
     rows: list[dict[str, Any]] = []
     codes = [EXIT_PASS]
     try:

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from redline_canary import validate
+from redline_canary.app_auth import add_app_options, auth_from_args
 from redline_canary.cycle import BRANCH_PREFIX, RUN_MARKER, branch_name
 from redline_canary.errors import BadInput
-from redline_canary.github_api import CANARY_TOPIC, GitHubClient, token_from_env
+from redline_canary.github_api import CANARY_TOPIC, GitHubClient
 
 # ``rc/<run-id>-<8 hex>``: the run id may itself contain ``-``, the token never does, so
 # the last ``-`` separates them. Anchored at both ends (\Z: no trailing newline).
@@ -48,6 +49,7 @@ def register(sub: Any) -> None:
     p.add_argument("--stack", help="with --run-id: only this stack's PRs and branches (matrix jobs of one "
                    "run share a repo; each job's safety net must leave the others' PRs alone)")
     p.add_argument("--api-url", help="GitHub API URL")
+    add_app_options(p)
     p.add_argument("--dry-run", action="store_true", help="list what would be removed")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_janitor)
@@ -153,7 +155,7 @@ def run_janitor(args: argparse.Namespace) -> int:
     scope = Scope(run_id=args.run_id,
                   only=frozenset(stack_branches(args.run_id, args.stack)) if args.stack else None,
                   age=age, now=dt.datetime.now(dt.timezone.utc))
-    client = GitHubClient(token_from_env(), api_url)
+    client = GitHubClient(auth_from_args(args).for_repo(args.repo), api_url)
     removed: dict[str, list[Any]] = {"pulls": [], "branches": []}
     try:
         flags = client.repo_flags(args.repo)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary import __version__, validate
+from redline_canary.app_auth import add_app_options, auth_from_args
 from redline_canary.baseline import comparable_runs, compare
 from redline_canary.capture import CaptureError, capture_meta, check_capture
 from redline_canary.clock import utc_now_iso
@@ -65,6 +66,7 @@ def register(sub: Any) -> None:
     p.add_argument("--reviewer-name", help="with --findings: who reviewed (recorded as given; default: findings)")
     p.add_argument("--pr", type=int, help="pull request number (live)")
     p.add_argument("--api-url", default=None, help="GitHub API URL (default api.github.com)")
+    add_app_options(p)
     p.add_argument("--save-capture", help="write the capture that was scored to this file")
     p.add_argument("--stack", help="corpus stack (default: the capture's manifest)")
     p.add_argument("--kind", help="seeded or clean (default: the capture's manifest)")
@@ -93,11 +95,11 @@ def _read_capture(path: str) -> dict[str, Any]:
 
 
 def _live_capture(args: argparse.Namespace) -> dict[str, Any]:
-    from redline_canary.github_api import GitHubClient, token_from_env
+    from redline_canary.github_api import GitHubClient
 
     if args.pr is None:
         raise BadInput("--pr: required with --repo")
-    client = GitHubClient(token_from_env(), api_url=args.api_url)
+    client = GitHubClient(auth_from_args(args).for_repo(args.repo), api_url=args.api_url)
     return client.capture(args.repo, args.pr)
 
 
