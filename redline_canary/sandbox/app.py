@@ -261,7 +261,7 @@ class SandboxApp:
             return fail(auth_err, True)
         if user is None and (method != "GET" or template == "/user"):
             return fail(ApiError(401, "Requires authentication", doc=doc), True)
-        if self.secondary is not None:
+        if self.secondary is not None and template not in APP_ROUTES:  # a token is not content
             bucket = principal.bucket if principal is not None else _bucket(req.authorization)
             with self.lock:
                 limit = self.secondary
