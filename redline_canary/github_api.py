@@ -139,9 +139,8 @@ class GitHubClient:
               pace: bool = True) -> httpx.Response:
         """One request, one answer: an httpx.Response (2xx or 304) or an ApiFailure."""
         what = f"{method} {route}"
-        if pace and method != "GET":
-            self.pacer.acquire()
         auth = {"Authorization": f"Bearer {self._token()}"}  # per request: a source may refresh it
+        slot = self.pacer.acquire() if pace and method != "GET" else None
         self._count(what)
         try:
             resp = self._http.request(method, url, json=body, params=params, headers={**auth, **(headers or {})})
@@ -153,6 +152,9 @@ class GitHubClient:
                 resp = self._http.send(nxt)
         except httpx.HTTPError as exc:
             raise ApiFailure(0, exc.__class__.__name__, what=what) from None
+        finally:
+            if slot is not None:
+                self.pacer.release(slot)
         try:
             _decipher(resp, what)
         except ApiFailure as exc:

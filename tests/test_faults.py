@@ -578,7 +578,7 @@ def test_a_secondary_limit_slows_the_whole_run_down_not_just_the_request(
     from redline_canary.pacing import Pacer
 
     pacer = Pacer(RealClock())
-    client = GitHubClient(TOKEN, sandbox.url, pacer=pacer)
+    client = GitHubClient(TOKEN, sandbox.url, pacer=pacer, transport=sandbox.transport())
     sandbox.inject_fault("POST", f"{R}/labels", status=403, times=1, headers={"retry-after": "0"},
                          body={"message": "You have exceeded a secondary rate limit and have been temporarily "
                                           "blocked from content creation. Please retry your request again later."})

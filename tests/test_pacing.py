@@ -59,3 +59,19 @@ def test_the_rate_never_falls_to_nothing() -> None:
     assert pacer.factor == MIN_FACTOR
     assert all(limit >= 1 for _, limit in pacer.limits())
     pacer.acquire()  # still makes progress
+
+
+def test_a_slow_request_holds_its_slot_until_it_is_answered() -> None:
+    """GitHub counts a request when it arrives, which may be late in its flight: the pacer
+    counts it until the answer, so the next minute's requests cannot overtake it."""
+    clock = FakeClock()
+    pacer = Pacer(clock, per_minute=2, per_hour=500)
+    slow = pacer.acquire()
+    fast = pacer.acquire()
+    pacer.release(fast)
+    clock.sleep(30.0)
+    pacer.release(slow)  # answered 30 s after it was sent: it may have arrived at 29 s
+    pacer.acquire()  # one slot frees at 60 s (fast's), so this one goes then
+    assert clock.now() == 60.0
+    pacer.acquire()  # the slow request's slot frees a minute after its answer, not after its send
+    assert clock.now() == 90.0
