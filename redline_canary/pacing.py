@@ -27,6 +27,7 @@ from redline_canary.clock import Clock
 MIN_FACTOR = 1 / 16  # never slower than 1/16 of the share: a run must still finish
 INCREASE_STEP = 0.1  # factor given back per quiet RECOVERY seconds
 RECOVERY = 60.0
+MAX_FLIGHT = 600.0  # a slot never released (a bug) stops counting as in flight after this (HTTP timeout: 30 s)
 
 
 class Pacer:
@@ -36,7 +37,7 @@ class Pacer:
         self.clock = clock
         self.share = share
         self.base = ((60.0, per_minute / share), (3600.0, per_hour / share))
-        self.stamps: deque[list[float]] = deque()  # one cell per request: [taken, or answered]
+        self.stamps: deque[list[float]] = deque()  # per request: [taken (answered, once done), done]
         self.lock = threading.Lock()
         self.waited = 0.0
         self.factor = 1.0
@@ -69,16 +70,17 @@ class Pacer:
             with self.lock:
                 now = self.clock.now()
                 self._recover(now)
-                while self.stamps and now - self.stamps[0][0] >= 3600.0:
+                while self.stamps and self.stamps[0][1] and now - self.stamps[0][0] >= 3600.0:
                     self.stamps.popleft()
-                times = sorted(cell[0] for cell in self.stamps)
+                # a request still in flight counts as now: GitHub may not have counted it yet
+                times = sorted(cell[0] if cell[1] else min(now, cell[0] + MAX_FLIGHT) for cell in self.stamps)
                 wait = 0.0
                 for window, limit in self.limits():
                     recent = [t for t in times if now - t < window]
                     if len(recent) >= limit:
                         wait = max(wait, recent[-limit] + window - now)
                 if wait <= 0:
-                    slot = [now]
+                    slot = [now, 0.0]
                     self.stamps.append(slot)
                     return slot
                 self.waited += wait
@@ -88,4 +90,4 @@ class Pacer:
         """The request of ``slot`` was answered (or failed): it counts until now, not only from
         when it was sent."""
         with self.lock:
-            slot[0] = max(slot[0], self.clock.now())
+            slot[0], slot[1] = max(slot[0], self.clock.now()), 1.0

@@ -142,12 +142,15 @@ class SecondaryLimit:
         hour = max(minute * 60, minute)
         while stamps and now - stamps[0] >= hour:
             stamps.popleft()
-        recent = [t for t in stamps if now - t < minute]
+        recent = sorted(t for t in stamps if now - t < minute)
         if self.per_minute is not None and len(recent) >= self.per_minute:
             wait = minute - (now - recent[0]) if recent else minute
             return self.retry_after if self.retry_after is not None else self._seconds(wait)
-        if self.per_hour is not None and len(stamps) >= self.per_hour:
-            wait = hour - (now - stamps[0]) if stamps else hour
+        # Requests are stamped on arrival but counted under the lock, so stamps may be out of
+        # order by a hair: count by time, never by position.
+        in_hour = sorted(t for t in stamps if now - t < hour)
+        if self.per_hour is not None and len(in_hour) >= self.per_hour:
+            wait = hour - (now - in_hour[0]) if in_hour else hour
             return self.retry_after if self.retry_after is not None else self._seconds(wait)
         stamps.append(now)
         return None
