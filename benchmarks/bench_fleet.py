@@ -129,6 +129,7 @@ def fleet(n_targets: int, scale: float, owners: int, app: bool, parallel: int) -
         "content": content, "limited": limited, "limited_routes": limited_routes,
         "primary": primary, "left": left, "tokens": tokens.fetched if tokens else 0,
         "outcomes": Counter(r["outcome"] for r in result.records), "exit": result.exit_code,
+        "failures": Counter(str(exc).split(": ", 1)[-1][:120] for _t, exc in result.failures),
     }
 
 
@@ -140,6 +141,8 @@ def report(name: str, r: dict[str, Any], scale: float) -> None:
           f"of review wait) -> {r['sim'] / r['floor']:.2f}x the floor")
     print(f"  PRs: {r['prs']}, outcomes {dict(r['outcomes'])}, exit {r['exit']}, canary PRs/branches left: "
           f"{r['left']}")
+    for text, n in r["failures"].most_common(3):
+        print(f"    {n} x {text}")
     targets = r["prs"] // 2 or 1
     shared = r["content"].get("POST /repos/{owner}/{repo}/labels", 0)
     print(f"  content-creating requests: {r['writes']} = {(r['writes'] - shared) / max(r['prs'], 1):.2f} per PR "

@@ -139,8 +139,13 @@ class GitHubClient:
               pace: bool = True) -> httpx.Response:
         """One request, one answer: an httpx.Response (2xx or 304) or an ApiFailure."""
         what = f"{method} {route}"
-        auth = {"Authorization": f"Bearer {self._token()}"}  # per request: a source may refresh it
         slot = self.pacer.acquire() if pace and method != "GET" else None
+        try:  # after the pacer's wait, which may outlast a token: a source refreshes it per request
+            auth = {"Authorization": f"Bearer {self._token()}"}
+        except BaseException:
+            if slot is not None:
+                self.pacer.release(slot)
+            raise
         self._count(what)
         try:
             resp = self._http.request(method, url, json=body, params=params, headers={**auth, **(headers or {})})

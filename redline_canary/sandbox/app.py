@@ -263,9 +263,9 @@ class SandboxApp:
             return fail(ApiError(401, "Requires authentication", doc=doc), True)
         if self.secondary is not None and template not in APP_ROUTES:  # a token is not content
             bucket = principal.bucket if principal is not None else _bucket(req.authorization)
-            with self.lock:
+            with self.lock:  # counted when counted, on the clock read under the lock: in order
                 limit = self.secondary
-                wait = limit.check(method, now, bucket) if limit is not None else None
+                wait = limit.check(method, state.clock(), bucket) if limit is not None else None
             if limit is not None and wait is not None:
                 err = ApiError(
                     limit.status,

@@ -146,8 +146,7 @@ class SecondaryLimit:
         if self.per_minute is not None and len(recent) >= self.per_minute:
             wait = minute - (now - recent[0]) if recent else minute
             return self.retry_after if self.retry_after is not None else self._seconds(wait)
-        # Requests are stamped on arrival but counted under the lock, so stamps may be out of
-        # order by a hair: count by time, never by position.
+        # Count by time, never by position: a caller's clock may not be monotonic.
         in_hour = sorted(t for t in stamps if now - t < hour)
         if self.per_hour is not None and len(in_hour) >= self.per_hour:
             wait = hour - (now - in_hour[0]) if in_hour else hour
