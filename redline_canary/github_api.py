@@ -51,6 +51,9 @@ PER_PAGE = 100  # GitHub's maximum
 MAX_PAGES = 50  # 5 000 items per list: far beyond any review, short of a runaway loop
 MAX_REDIRECTS = 3
 T = TypeVar("T")
+# A token, or where to get the current one: a GitHub App's installation token expires
+# after an hour and is refreshed before that, so every request asks for it anew.
+TokenSource = Callable[[], str]
 
 
 def token_from_env(environ: Mapping[str, str] | None = None) -> str:
@@ -96,16 +99,32 @@ class ChannelState:
 class GitHubClient:
     """Everything the product asks of GitHub, counted per route."""
 
-    def __init__(self, token: str, api_url: str | None = None, *, clock: Clock | None = None,
+    def __init__(self, token: str | TokenSource, api_url: str | None = None, *, clock: Clock | None = None,
                  policy: RetryPolicy | None = None, pacer: Pacer | None = None,
                  timeout: float = 30.0, transport: httpx.BaseTransport | None = None,
                  recorder: Recorder | None = None) -> None:
         """``transport`` replaces the network (the sandbox mounted in-process, in tests);
-        ``recorder`` writes every answer, scrubbed of the token (``run --record``)."""
-        check_token(token)
-        register_secret(token)
-        if recorder is not None:
-            recorder.add_secret(token)
+        ``recorder`` writes every answer, scrubbed of the token (``run --record``).
+        ``token`` may be a :data:`TokenSource`, asked before every request (it must check and
+        register what it returns, as a fixed token is checked and registered here)."""
+        if isinstance(token, str):
+            check_token(token)
+            register_secret(token)
+            if recorder is not None:
+                recorder.add_secret(token)
+            fixed = token
+            self._token: TokenSource = lambda: fixed
+        elif recorder is not None:
+            source = token
+
+            def recorded() -> str:
+                value = source()
+                recorder.add_secret(value)  # an installation token never reaches a recording either
+                return value
+
+            self._token = recorded
+        else:
+            self._token = token
         self.api_url = check_api_url(api_url or DEFAULT_API_URL)
         self._origin = _origin(self.api_url)
         self.clock = clock or RealClock()
@@ -115,7 +134,7 @@ class GitHubClient:
         self._http = httpx.Client(
             base_url=self.api_url, timeout=max(timeout * scale, min(timeout, 1.0)), follow_redirects=False,
             transport=transport,
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
+            headers={"Accept": "application/vnd.github+json",
                      "X-GitHub-Api-Version": "2022-11-28",
                      "User-Agent": f"redline-canary/{__version__}"},
             event_hooks={"response": [recorder.response]} if recorder is not None else None,
@@ -136,11 +155,16 @@ class GitHubClient:
               pace: bool = True) -> httpx.Response:
         """One request, one answer: an httpx.Response (2xx or 304) or an ApiFailure."""
         what = f"{method} {route}"
-        if pace and method != "GET":
-            self.pacer.acquire()
+        slot = self.pacer.acquire() if pace and method != "GET" else None
+        try:  # after the pacer's wait, which may outlast a token: a source refreshes it per request
+            auth = {"Authorization": f"Bearer {self._token()}"}
+        except BaseException:
+            if slot is not None:
+                self.pacer.release(slot)
+            raise
         self._count(what)
         try:
-            resp = self._http.request(method, url, json=body, params=params, headers=headers)
+            resp = self._http.request(method, url, json=body, params=params, headers={**auth, **(headers or {})})
             for _hop in range(MAX_REDIRECTS):
                 nxt = resp.next_request
                 if not resp.is_redirect or nxt is None:
@@ -149,6 +173,9 @@ class GitHubClient:
                 resp = self._http.send(nxt)
         except httpx.HTTPError as exc:
             raise ApiFailure(0, exc.__class__.__name__, what=what) from None
+        finally:
+            if slot is not None:
+                self.pacer.release(slot)
         try:
             _decipher(resp, what)
         except ApiFailure as exc:
@@ -619,6 +646,36 @@ class GitHubClient:
                 "PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", self._repo_url(repo, f"issues/{number}"),
                 body={"state": "closed", "state_reason": state_reason}))
 
+    # --- GitHub App (a client whose token source is the App's JWT) ----------------
+    def app_installation(self, repo: str) -> int:
+        """The id of the App's installation that covers ``repo`` (its owner's, in practice)."""
+        try:
+            data = self._get("/repos/{owner}/{repo}/installation", self._repo_url(repo, "installation"))
+        except ApiFailure as exc:
+            if exc.status == 404:
+                raise BadInput(f"{repo}: the GitHub App is not installed on {repo.split('/')[0]} or cannot see "
+                               "this repository (install it there, with access to the canary repository)") from None
+            raise _app_failure(exc, f"{repo}: find the GitHub App's installation") from None
+        try:
+            return _int(_dig_any(data, "id"), "id")
+        except ApiFailure as exc:
+            raise InfraFailure(f"{repo}: find the GitHub App's installation: {exc}") from None
+
+    def installation_token(self, installation_id: int) -> tuple[str, str]:
+        """A new installation access token and its ``expires_at`` (ISO 8601, as GitHub sends it).
+        Not paced: a token is not content, and the secondary limit does not count it."""
+        what = f"GitHub App installation {installation_id}: create an access token"
+        try:
+            data = self.policy.call(lambda: self._json(
+                "POST", "/app/installations/{installation_id}/access_tokens",
+                f"/app/installations/{installation_id}/access_tokens", body={}, pace=False))
+            token, expires = _dig(data, "token"), _dig(data, "expires_at")
+        except ApiFailure as exc:
+            raise _app_failure(exc, what) from None
+        register_secret(token)  # before anything could quote it
+        check_token(token, what)
+        return token, expires
+
     # --- janitor ------------------------------------------------------------------
     def repo_flags(self, repo: str) -> RepoFlags:
         """The repository's topics and archived flag: the janitor, like ``run``'s preflight,
@@ -688,6 +745,16 @@ def require_topic(repo: str, data: dict[str, Any]) -> None:
     if not isinstance(topics, list) or CANARY_TOPIC not in topics:
         raise BadInput(f"{repo}: not a canary repository: add the topic '{CANARY_TOPIC}' to it "
                        "(repository settings, About, Topics) to allow seeded pull requests")
+
+
+def _app_failure(exc: ApiFailure, what: str) -> BadInput | InfraFailure:
+    """401 on an App route means the JWT was refused: the id, the key or the clock is wrong."""
+    if exc.status == 401:
+        return BadInput(f"{what}: GitHub refused the App's JWT (401 {exc.message}): check --app-id, "
+                        "--app-private-key and this machine's clock")
+    if exc.status in (403, 404):
+        return BadInput(f"{what}: GitHub answered {exc.status} {exc.message}")
+    return InfraFailure(f"{what}: {exc}")
 
 
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")

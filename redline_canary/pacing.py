@@ -8,6 +8,12 @@ passes the matrix's parallelism). GitHub does not publish the exact limits, and 
 tools may spend the same token, so the pacer also adapts: the first secondary-limit
 answer halves its rate (multiplicative decrease) and each quiet minute gives back a tenth
 of the share (additive increase), as TCP does with a congested link.
+
+A request counts in the window from the moment it takes its slot until GitHub has answered
+it (``release``): GitHub counts it when it arrives, somewhere in between, so a request
+that waited for the interpreter, a connection or a slow network must not let a later one
+through early. Measured: 200 targets on one token through the in-process sandbox drew one
+secondary-limit answer when requests counted only from their slot.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from redline_canary.clock import Clock
 MIN_FACTOR = 1 / 16  # never slower than 1/16 of the share: a run must still finish
 INCREASE_STEP = 0.1  # factor given back per quiet RECOVERY seconds
 RECOVERY = 60.0
+MAX_FLIGHT = 600.0  # a slot never released (a bug) stops counting as in flight after this (HTTP timeout: 30 s)
 
 
 class Pacer:
@@ -30,7 +37,7 @@ class Pacer:
         self.clock = clock
         self.share = share
         self.base = ((60.0, per_minute / share), (3600.0, per_hour / share))
-        self.stamps: deque[float] = deque()
+        self.stamps: deque[list[float]] = deque()  # per request: [taken (answered, once done), done]
         self.lock = threading.Lock()
         self.waited = 0.0
         self.factor = 1.0
@@ -57,20 +64,30 @@ class Pacer:
             self.factor = round(min(1.0, self.factor + INCREASE_STEP), 6)
             self._last_change += RECOVERY
 
-    def acquire(self) -> None:
+    def acquire(self) -> list[float]:
+        """Wait for a slot; the slot is returned for :meth:`release` once GitHub has answered."""
         while True:
             with self.lock:
                 now = self.clock.now()
                 self._recover(now)
-                while self.stamps and now - self.stamps[0] >= 3600.0:
+                while self.stamps and self.stamps[0][1] and now - self.stamps[0][0] >= 3600.0:
                     self.stamps.popleft()
+                # a request still in flight counts as now: GitHub may not have counted it yet
+                times = sorted(cell[0] if cell[1] else min(now, cell[0] + MAX_FLIGHT) for cell in self.stamps)
                 wait = 0.0
                 for window, limit in self.limits():
-                    recent = [t for t in self.stamps if now - t < window]
+                    recent = [t for t in times if now - t < window]
                     if len(recent) >= limit:
                         wait = max(wait, recent[-limit] + window - now)
                 if wait <= 0:
-                    self.stamps.append(now)
-                    return
+                    slot = [now, 0.0]
+                    self.stamps.append(slot)
+                    return slot
                 self.waited += wait
             self.clock.sleep(wait)
+
+    def release(self, slot: list[float]) -> None:
+        """The request of ``slot`` was answered (or failed): it counts until now, not only from
+        when it was sent."""
+        with self.lock:
+            slot[0], slot[1] = max(slot[0], self.clock.now()), 1.0

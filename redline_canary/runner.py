@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 import httpx
 
+from redline_canary.app_auth import Auth
 from redline_canary.clock import Cancelled, RealClock
 from redline_canary.corpus_model import CorpusData
 from redline_canary.crash import crash_line, write_crash_log
@@ -95,27 +96,42 @@ def cancel_on_signals(clock: RealClock) -> Iterator[None]:
 
 
 def run_targets(
-    targets: list[Target], corpus: CorpusData, options: CycleOptions, *, token: str,
+    targets: list[Target], corpus: CorpusData, options: CycleOptions, *, token: str | None = None,
     api_url: str | None, parallel: int = 4, history: Path | None = None,
     progress: Callable[[str, str], None] | None = None, clock: RealClock | None = None,
     writes_per_minute: int = 80, writes_per_hour: int = 500, budget_share: int = 1,
-    transport: httpx.BaseTransport | None = None, recorder: Recorder | None = None,
+    transport: httpx.BaseTransport | None = None, recorder: Recorder | None = None, auth: Auth | None = None,
 ) -> RunResult:
     """``transport``: every target's client talks through it instead of the network (tests
-    mount the sandbox's WSGI app in-process this way)."""
+    mount the sandbox's WSGI app in-process this way). ``auth`` (a GitHub App) replaces
+    ``token``: each target then gets its owner's installation token."""
     clock = clock or RealClock()
-    pacer = Pacer(clock, writes_per_minute, writes_per_hour, budget_share)  # shared by every target
+    if auth is None:
+        if token is None:
+            raise ValueError("run_targets needs a token or an auth")
+        auth = Auth(token=token)
+    # One pacer per budget GitHub keeps: the token's, or each App installation's (per owner),
+    # shared by every target that spends it.
+    pacers: dict[str, Pacer] = {}
     result = RunResult()
     lock = threading.Lock()
     codes: list[int] = []
     printer = progress or ProgressPrinter()
+
+    def pacer_for(repo: str) -> Pacer:
+        key = auth.budget_key(repo)
+        with lock:
+            if key not in pacers:
+                pacers[key] = Pacer(clock, writes_per_minute, writes_per_hour, budget_share)
+            return pacers[key]
 
     def one(target: Target) -> None:
         cycle: TargetCycle | None = None
         client: GitHubClient | None = None
         records: list[Record] = []
         try:
-            client = GitHubClient(token, api_url, clock=clock, pacer=pacer, transport=transport, recorder=recorder)
+            client = GitHubClient(auth.for_repo(target.repo), api_url, clock=clock, pacer=pacer_for(target.repo),
+                                  transport=transport, recorder=recorder)
             cycle = TargetCycle(client, target, corpus, options, clock, printer)
             records = cycle.run()
             code = combine_exit_codes([record_exit_code(r) for r in records])

@@ -8,13 +8,13 @@ must slow down on its own instead of meeting it again on every request.
 from __future__ import annotations
 
 from redline_canary.clock import FakeClock
-from redline_canary.pacing import MIN_FACTOR, RECOVERY, Pacer
+from redline_canary.pacing import MAX_FLIGHT, MIN_FACTOR, RECOVERY, Pacer
 
 
 def writes_in_first_minute(pacer: Pacer, clock: FakeClock, n: int = 200) -> int:
     stamps = []
     for _ in range(n):
-        pacer.acquire()
+        pacer.release(pacer.acquire())
         stamps.append(clock.now())
     return sum(1 for t in stamps if t < 60.0)
 
@@ -59,3 +59,28 @@ def test_the_rate_never_falls_to_nothing() -> None:
     assert pacer.factor == MIN_FACTOR
     assert all(limit >= 1 for _, limit in pacer.limits())
     pacer.acquire()  # still makes progress
+
+
+def test_a_slow_request_holds_its_slot_until_it_is_answered() -> None:
+    """GitHub counts a request when it arrives, which may be late in its flight: the pacer
+    counts it until the answer, so the next minute's requests cannot overtake it."""
+    clock = FakeClock()
+    pacer = Pacer(clock, per_minute=2, per_hour=500)
+    slow = pacer.acquire()
+    fast = pacer.acquire()
+    pacer.release(fast)
+    clock.sleep(30.0)
+    pacer.release(slow)  # answered 30 s after it was sent: it may have arrived at 29 s
+    pacer.release(pacer.acquire())  # one slot frees at 60 s (fast's), so this one goes then
+    assert clock.now() == 60.0
+    pacer.acquire()  # the slow request's slot frees a minute after its answer, not after its send
+    assert clock.now() == 90.0
+
+
+def test_a_request_in_flight_holds_its_slot_but_never_forever() -> None:
+    clock = FakeClock()
+    pacer = Pacer(clock, per_minute=1, per_hour=500)
+    pacer.acquire()  # never answered (a bug upstream): GitHub may count it any moment
+    clock.sleep(70.0)
+    pacer.acquire()
+    assert clock.now() == MAX_FLIGHT + 60.0  # held while in flight, up to MAX_FLIGHT, then a minute

@@ -23,8 +23,9 @@ import httpx
 
 from redline_canary import validate
 from redline_canary.actions import ActionsEnv, commands_suspended
+from redline_canary.app_auth import Credentials, add_app_options
 from redline_canary.errors import CanaryError, mask, one_line
-from redline_canary.github_api import GitHubClient, token_from_env
+from redline_canary.github_api import GitHubClient
 from redline_canary.history import run_records
 from redline_canary.regression_issue import DEFAULT_LABEL, Action, Links, OpenIssue, judge, plan
 from redline_canary.render import inert_line, json_text
@@ -45,6 +46,7 @@ def register(sub: Any) -> None:
     p.add_argument("--label", default=DEFAULT_LABEL,
                    help=f"label that marks the issues (default {DEFAULT_LABEL}; created if missing)")
     p.add_argument("--api-url", help="GitHub API URL")
+    add_app_options(p)
     p.add_argument("--dry-run", action="store_true", help="say what would be done; write nothing")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_issue)
@@ -100,7 +102,7 @@ class IssueOptions:
     api_url: str | None
     dry_run: bool
     json: bool
-    token: str = field(repr=False)
+    credentials: Credentials = field(repr=False)
     actions: ActionsEnv = field(default_factory=ActionsEnv)
 
     @classmethod
@@ -112,7 +114,7 @@ class IssueOptions:
         label = validate.label(args.label, "--label")
         api_url = validate.api_url(args.api_url)
         return cls(repo, args.history, run_ids, links, label, api_url, args.dry_run, args.json,
-                   token_from_env(env), ActionsEnv.from_env(env))
+                   Credentials.from_args(args, env), ActionsEnv.from_env(env))
 
 
 def run_issue(args: argparse.Namespace) -> int:
@@ -125,7 +127,8 @@ def issue(options: IssueOptions, *, out: TextIO, err: TextIO, transport: httpx.B
     repo, label, run_ids = options.repo, options.label, list(options.run_ids)
     records = run_records(options.history, run_ids, lambda line: print(line, file=err))
     results = judge(records, run_ids)
-    client = GitHubClient(options.token, options.api_url, transport=transport)
+    auth = options.credentials.auth(options.api_url, transport=transport)
+    client = GitHubClient(auth.for_repo(options.repo), options.api_url, transport=transport)
     rows: list[dict[str, Any]] = []
     codes = [EXIT_PASS]
     try:
@@ -148,6 +151,7 @@ def issue(options: IssueOptions, *, out: TextIO, err: TextIO, transport: httpx.B
                          "error": error})
     finally:
         client.close()
+        auth.close()
     code = combine_exit_codes(codes)
     if options.json:
         print(json_text({"repo": repo, "label": label, "dry_run": options.dry_run, "run_ids": run_ids,

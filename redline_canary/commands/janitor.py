@@ -30,9 +30,10 @@ from typing import Any, TextIO
 import httpx
 
 from redline_canary import validate
+from redline_canary.app_auth import Credentials, add_app_options
 from redline_canary.cycle import BRANCH_PREFIX, RUN_MARKER, branch_name
 from redline_canary.errors import BadInput
-from redline_canary.github_api import CANARY_TOPIC, GitHubClient, token_from_env
+from redline_canary.github_api import CANARY_TOPIC, GitHubClient
 
 # ``rc/<run-id>-<8 hex>``: the run id may itself contain ``-``, the token never does, so
 # the last ``-`` separates them. Anchored at both ends (\Z: no trailing newline).
@@ -52,6 +53,7 @@ def register(sub: Any) -> None:
     p.add_argument("--stack", help="with --run-id: only this stack's PRs and branches (matrix jobs of one "
                    "run share a repo; each job's safety net must leave the others' PRs alone)")
     p.add_argument("--api-url", help="GitHub API URL")
+    add_app_options(p)
     p.add_argument("--dry-run", action="store_true", help="list what would be removed")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_janitor)
@@ -156,7 +158,7 @@ class JanitorOptions:
     api_url: str | None
     dry_run: bool
     json: bool
-    token: str = field(repr=False)
+    credentials: Credentials = field(repr=False)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> JanitorOptions:
@@ -169,7 +171,8 @@ class JanitorOptions:
             if not args.run_id:
                 raise BadInput("--stack: only together with --run-id")
         api_url = validate.api_url(args.api_url)
-        return cls(args.repo, age, args.run_id, args.stack, api_url, args.dry_run, args.json, token_from_env(env))
+        return cls(args.repo, age, args.run_id, args.stack, api_url, args.dry_run, args.json,
+                   Credentials.from_args(args, env))
 
 
 def run_janitor(args: argparse.Namespace) -> int:
@@ -192,7 +195,8 @@ def janitor(options: JanitorOptions, *, out: TextIO, transport: httpx.BaseTransp
                   only=frozenset(stack_branches(options.run_id, options.stack))
                   if options.stack and options.run_id else None,
                   age=options.older_than, now=now_at)
-    client = GitHubClient(options.token, options.api_url, transport=transport)
+    auth = options.credentials.auth(options.api_url, transport=transport)
+    client = GitHubClient(auth.for_repo(repo), options.api_url, transport=transport)
     removed: dict[str, list[Any]] = {"pulls": [], "branches": []}
     try:
         flags = client.repo_flags(repo)
@@ -234,6 +238,7 @@ def janitor(options: JanitorOptions, *, out: TextIO, transport: httpx.BaseTransp
                 client.delete_branch(repo, branch)
     finally:
         client.close()
+        auth.close()
     verb = "would remove" if options.dry_run else "removed"
     if options.json:
         print(json.dumps({"repo": repo, "dry_run": options.dry_run, **removed}), file=out)

@@ -13,12 +13,12 @@ from typing import Any, TextIO
 import httpx
 
 from redline_canary import validate
+from redline_canary.app_auth import AppCredentials, add_app_options, app_credentials, resolve_auth
 from redline_canary.clock import utc_now_iso
 from redline_canary.corpus import load_corpus, require_stack
 from redline_canary.corpus_model import CorpusData
 from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
 from redline_canary.errors import BadInput, mask, one_line
-from redline_canary.github_api import token_from_env
 from redline_canary.history import read_history
 from redline_canary.options import (
     add_default_flag,
@@ -42,6 +42,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("run", help="open seeded and clean PRs, wait for the reviewer, score, clean up")
     add_target_options(p)
     p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
+    add_app_options(p)
     p.add_argument("--run-id", help="unique id of this run (default: GITHUB_RUN_ID or a timestamp)")
     for flag, kind in (("--history", str), ("--poll-interval", float), ("--stable-polls", int),
                        ("--timeout-minutes", float)):
@@ -139,10 +140,12 @@ class RunOptions:
     json: bool
     record: Path | None
     env: Mapping[str, str] = field(repr=False)  # holds the token: never in a repr
+    app: AppCredentials | None = field(default=None, repr=False)  # holds the App's key
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> RunOptions:
         check_run_options(args)
+        app = app_credentials(args.app_id, args.app_private_key, env)
         corpus = load_corpus(args.corpus)
         targets = resolve_targets(args, corpus, env)
         for stack in sorted({t.stack for t in targets}):
@@ -166,7 +169,7 @@ class RunOptions:
         )
         return cls(tuple(targets), corpus, cycle, args.api_url, Path(args.history) if args.history else None,
                    args.parallel, args.budget_share, args.dry_run, args.json,
-                   Path(args.record) if args.record else None, env)
+                   Path(args.record) if args.record else None, env, app)
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -180,17 +183,25 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
     targets = list(options.targets)
     if options.dry_run:
         print(f"run {run_id}: {len(targets)} target(s), nothing will be touched", file=out)
+        if options.app is not None:
+            owners = sorted({t.repo.split("/")[0].lower() for t in targets})
+            print(f"  auth: GitHub App {options.app.app_id}, an installation token (and a budget) for each "
+                  f"of {len(owners)} owner(s): {', '.join(owners)}", file=out)
         for t in targets:
             for kind in ("seeded", "clean"):
                 print(f"  {t.repo}: {t.stack}/{kind} via {t.reviewer} ({t.mode}) -> branch "
                       f"{branch_name(BRANCH_PREFIX, run_id, t.stack, kind, 1)}, label {LABEL}", file=out)
         return 0
-    token = token_from_env(options.env)
+    auth = resolve_auth(options.app, options.env, options.api_url, transport=transport)
     history = options.history
-    recorder = Recorder(options.record, run_id=run_id, secrets=(token,)) if options.record else None
-    result = run_targets(targets, options.corpus, options.cycle, token=token, api_url=options.api_url,
-                         parallel=options.parallel, history=history, budget_share=options.budget_share,
-                         transport=transport, recorder=recorder)
+    recorder = Recorder(options.record, run_id=run_id, secrets=(auth.token,) if auth.token else ()) \
+        if options.record else None
+    try:
+        result = run_targets(targets, options.corpus, options.cycle, auth=auth, api_url=options.api_url,
+                             parallel=options.parallel, history=history, budget_share=options.budget_share,
+                             transport=transport, recorder=recorder)
+    finally:
+        auth.close()
     if options.json:
         for r in result.records:
             print(json_text(r.to_json(), indent=None), file=out)

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 import httpx
 
 from redline_canary import __version__, validate
+from redline_canary.app_auth import Auth, add_app_options, auth_from_args
 from redline_canary.baseline import comparable_runs, compare
 from redline_canary.capture import CaptureError, capture_meta, check_capture
 from redline_canary.clock import utc_now_iso
@@ -61,6 +62,7 @@ def register(sub: Any) -> None:
     add_default_flag(p, "--reviewer-name")
     p.add_argument("--pr", type=int, help="pull request number (live)")
     p.add_argument("--api-url", default=None, help="GitHub API URL (default api.github.com)")
+    add_app_options(p)
     p.add_argument("--save-capture", help="write the capture that was scored to this file")
     p.add_argument("--stack", help="corpus stack (default: the capture's manifest)")
     p.add_argument("--kind", help="seeded or clean (default: the capture's manifest)")
@@ -94,7 +96,7 @@ class LivePR:
     repo: str
     pr: int
     api_url: str | None
-    token: str = field(repr=False)
+    auth: Auth = field(repr=False)  # the token, or a GitHub App's installation tokens
 
 
 @dataclass(frozen=True)
@@ -149,9 +151,7 @@ class ScoreOptions:
         else:
             if args.pr is None:
                 raise BadInput("--pr: required with --repo")
-            from redline_canary.github_api import token_from_env
-
-            source = LivePR(args.repo, args.pr, args.api_url, token_from_env(env))
+            source = LivePR(args.repo, args.pr, args.api_url, auth_from_args(args, env))
         floor = parse_floor(args.floor)
         rules = gate_options(floor=floor, min_recall=args.min_recall, require_citation=args.require_citation,
                              blocker_gate=args.blocker_gate, baseline=args.baseline,
@@ -279,7 +279,7 @@ def _read_capture(path: str) -> dict[str, Any]:
 def _live_capture(source: LivePR, transport: httpx.BaseTransport | None) -> dict[str, Any]:
     from redline_canary.github_api import GitHubClient
 
-    client = GitHubClient(source.token, api_url=source.api_url, transport=transport)
+    client = GitHubClient(source.auth.for_repo(source.repo), api_url=source.api_url, transport=transport)
     try:
         return client.capture(source.repo, source.pr)
     finally:

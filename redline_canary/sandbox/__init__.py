@@ -23,7 +23,9 @@ Faithful to DESIGN §10, ``shared/reference/github-api.md`` §11 and the recorde
 Knobs: ``inject_fault`` (status/headers/body/delay/drop/after_write/secondary, N times or
 always, per method+route template), ``secondary_limit`` (403 or 429, with or without
 retry-after), ``primary_limit``, ``tree_payload_cap``, ``ref_visibility_lag``,
-``submitted_too_quickly``, ``fine_grained_token``, ``review_requests``; a whole world from a
+``submitted_too_quickly``, ``fine_grained_token``, ``review_requests``; GitHub Apps
+(``register_app``, ``install_app``, ``installation_token_lifetime``: JWTs checked, expiring
+installation tokens, one secondary-limit budget per token or installation); a whole world from a
 scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observation:
 ``requests``, ``request_counts``, ``pulls``/``open_pulls``, ``issues``, ``branches``, ``files``,
 ``capture`` (the three comment channels as GitHub JSON), ``reviewer_activity``.

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlencode
 
+from redline_canary.sandbox.apps import render_installation, render_token
 from redline_canary.sandbox.model import ApiError, Issue, Repo, User, not_found, parse_iso
 from redline_canary.sandbox.render import Json, Renderer
 from redline_canary.sandbox.state import State
 
 if TYPE_CHECKING:
     from redline_canary.sandbox.app import SandboxApp
+    from redline_canary.sandbox.apps import Principal
 
 T = TypeVar("T")
 
@@ -46,6 +48,7 @@ class Call:
     r: Renderer
     server: SandboxApp
     route: Route
+    principal: Principal | None = None  # the App or installation a JWT or installation token proves
 
     def q(self, name: str) -> str | None:
         for k, v in self.query:
@@ -757,3 +760,31 @@ def list_check_runs(call: Call) -> Reply:
     if name:
         runs = [r for r in runs if r["name"] == name]
     return Reply(200, {"total_count": len(runs), "check_runs": runs})
+
+
+# --- GitHub Apps (the App's JWT finds its installation and buys installation tokens) ----
+
+D_APPS = "https://docs.github.com/rest/apps/apps"
+
+
+@route("GET", f"{R}/installation", f"{D_APPS}#get-a-repository-installation-for-the-authenticated-app")
+def get_repo_installation(call: Call) -> Reply:
+    repo = call.repo
+    assert call.principal is not None  # the app layer lets only the App's JWT through
+    inst = call.server.apps.installation_for(call.principal.app, repo.full_name)
+    if inst is None:
+        raise not_found(call.route.doc)
+    return Reply(200, render_installation(inst, call.principal.app, call.r.api, call.r.html, call.r.user(inst.account)))
+
+
+@route("POST", "/app/installations/{installation_id}/access_tokens",
+       f"{D_APPS}#create-an-installation-access-token-for-an-app")
+def create_installation_token(call: Call) -> Reply:
+    assert call.principal is not None
+    raw = call.params["installation_id"]
+    inst = call.server.apps.installations.get(int(raw)) if raw.isdigit() and len(raw) < 16 else None
+    if inst is None or inst.app_id != call.principal.app.id:
+        raise not_found(call.route.doc)
+    with call.server.lock:  # the registry's lock: requests authenticate against it concurrently
+        token, expires = call.server.apps.issue_token(inst)
+    return Reply(201, render_token(token, expires, inst), etag=False)

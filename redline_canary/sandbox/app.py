@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from redline_canary.sandbox import api
+from redline_canary.sandbox.apps import AppRegistry, Principal
 from redline_canary.sandbox.limits import NO_RESPONSE, Fault, RateWindow, RequestRecord, SecondaryLimit
 from redline_canary.sandbox.model import DOCS, ApiError, User
 from redline_canary.sandbox.render import Renderer
@@ -112,6 +113,7 @@ class SandboxApp:
         self._token_digest = _digest(token) if token else None
         self.rate = RateWindow()
         self.secondary: SecondaryLimit | None = None
+        self.apps = AppRegistry(state.clock)  # GitHub Apps: JWTs, installations, installation tokens
         expiry = time.gmtime(time.time() + 30 * 86400)
         self.token_expiry = time.strftime("%Y-%m-%d %H:%M:%S UTC", expiry)
         self.faults: list[Fault] = []
@@ -159,11 +161,27 @@ class SandboxApp:
             self.records.append(rec)
 
     def authenticate(self, header: str | None) -> tuple[User | None, ApiError | None]:
+        user, err, _principal = self.authenticate_principal(header)
+        return user, err
+
+    def authenticate_principal(self, header: str | None) -> tuple[User | None, ApiError | None, Principal | None]:
+        """The user, or the error; and the App or installation when the credential is one."""
         if not header:
-            return None, None
+            return None, None, None
         scheme, _, credential = header.strip().partition(" ")
         if scheme.lower() not in ("token", "bearer", "basic") or not credential:
-            return None, ApiError(401, "Bad credentials", doc=DOCS)
+            return None, ApiError(401, "Bad credentials", doc=DOCS), None
+        if self.apps.active and scheme.lower() != "basic":
+            with self.lock:
+                found = self.apps.identify(credential.strip())
+            if isinstance(found, ApiError):
+                return None, found, None
+            if found is not None:
+                return found.app.bot, None, found
+        user, err = self._authenticate_token(scheme, credential)
+        return user, err, None
+
+    def _authenticate_token(self, scheme: str, credential: str) -> tuple[User | None, ApiError | None]:
         if (
             self._token_digest is not None
             and scheme.lower() != "basic"
@@ -244,15 +262,16 @@ class SandboxApp:
         if exhausted:
             msg = f"API rate limit exceeded for user ID {state.viewer.id}."
             return fail(ApiError(self.rate.status, msg, doc=RATE_DOC), False)
-        user, auth_err = self.authenticate(req.authorization)
+        user, auth_err, principal = self.authenticate_principal(req.authorization)
         if auth_err is not None:
             return fail(auth_err, True)
         if user is None and (method != "GET" or template == "/user"):
             return fail(ApiError(401, "Requires authentication", doc=doc), True)
-        if self.secondary is not None:
-            with self.lock:
+        if self.secondary is not None and template not in APP_ROUTES:  # a token is not content
+            bucket = principal.bucket if principal is not None else _bucket(req.authorization)
+            with self.lock:  # counted when counted, on the clock read under the lock: in order
                 limit = self.secondary
-                wait = limit.check(method, now) if limit is not None else None
+                wait = limit.check(method, state.clock(), bucket) if limit is not None else None
             if limit is not None and wait is not None:
                 err = ApiError(
                     limit.status,
@@ -270,6 +289,9 @@ class SandboxApp:
             return fail(err, True)
         if cred is not None and cred.cannot_write(method, full_name):
             return fail(ApiError(404, "Not Found", doc=doc, headers={"x-accepted-oauth-scopes": "repo"}), True)
+        refused = _app_scope(template, full_name, principal)
+        if refused is not None:
+            return fail(refused, True)
         token = state.policies.token
         if token is not None and token.denies(rt.perm, method, full_name):
             err = ApiError(
@@ -295,6 +317,7 @@ class SandboxApp:
             r=self.renderer,
             server=self,
             route=rt,
+            principal=principal,
         )
         try:
             with state.lock:
@@ -380,6 +403,32 @@ class SandboxApp:
 def _expiry(at: float) -> str:
     """GitHub's spelling: ``2025-02-04 16:42:10 UTC`` (issue-comment_get_200.pygithub.json)."""
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
+
+
+APP_ROUTES = frozenset({"/repos/{owner}/{repo}/installation", "/app/installations/{installation_id}/access_tokens"})
+
+
+def _app_scope(template: str, full_name: str | None, principal: Principal | None) -> ApiError | None:
+    """What GitHub refuses by who asks: the App routes want the App's JWT (401 otherwise),
+    the JWT opens nothing else (403), an installation token only its own repositories (404)."""
+    if template in APP_ROUTES:
+        if principal is None or principal.installation is not None:
+            return ApiError(401, "A JSON web token could not be decoded", doc=DOCS)
+        return None
+    if principal is None:
+        return None
+    if principal.installation is None or template == "/user":
+        return ApiError(403, "Resource not accessible by integration", doc=DOCS)
+    if full_name is not None and not principal.installation.covers(full_name):
+        return ApiError(404, "Not Found", doc=DOCS)
+    return None
+
+
+def _bucket(authorization: str | None) -> str:
+    """A personal token's secondary-limit budget is its own: keyed by a digest, never the token."""
+    if not authorization:
+        return "anonymous"
+    return "token:" + hashlib.sha256(authorization.strip().partition(" ")[2].strip().encode()).hexdigest()[:16]
 
 
 def _digest(token: str) -> bytes:

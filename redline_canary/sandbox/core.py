@@ -329,13 +329,18 @@ class Sandbox:
         status: int = 403,
         methods: Iterable[str] = ("POST", "PATCH", "PUT"),
         send_retry_after: bool = True,
+        scale: float = 1.0,
     ) -> None:
         """More than ``per_minute`` content-creating requests per ``window`` seconds (or
-        ``per_hour`` per 60 windows) get ``status`` (403 or 429) + ``retry-after``.
+        ``per_hour`` per 60 windows) get ``status`` (403 or 429) + ``retry-after``, counted
+        per token (per installation for an App's tokens), as GitHub counts them.
         ``send_retry_after=False`` omits the header (GitHub then means "wait at least a
-        minute"). No limits given: off."""
+        minute"). ``scale`` makes simulated time run faster (``scale=60``: a simulated hour
+        per real minute; ``retry-after`` in simulated seconds). No limits given: off."""
         if status not in (403, 429):
             raise ValueError(f"secondary limits answer 403 or 429, not {status}")
+        if not scale > 0:
+            raise ValueError(f"scale must be > 0, not {scale}")
         with self.app.lock:
             if per_minute is None and per_hour is None:
                 self.app.secondary = None
@@ -348,6 +353,7 @@ class Sandbox:
                 status=status,
                 methods=frozenset(m.upper() for m in methods),
                 send_retry_after=send_retry_after,
+                scale=scale,
             )
 
     def primary_limit(
@@ -472,6 +478,37 @@ class Sandbox:
             sb.close()
             raise
         return sb
+
+    # --- GitHub Apps -----------------------------------------------------------------------
+
+    def register_app(self, app_id: int, public_key_pem: str | bytes, *, slug: str = "redline-canary-app") -> None:
+        """A GitHub App whose JWTs are checked against ``public_key_pem``; its installation
+        tokens act as ``<slug>[bot]``. From then on JWTs and ``ghs_`` tokens are understood."""
+        with self.state.lock:
+            bot = self.state.ensure_user(f"{slug}[bot]", type="Bot")
+        with self.app.lock:
+            self.app.apps.register(app_id, public_key_pem, bot, slug)
+
+    def install_app(self, app_id: int, owner: str, *, repos: Iterable[str] | None = None,
+                    permissions: Mapping[str, str] | None = None) -> int:
+        """Install App ``app_id`` on ``owner`` (all its repositories, or only ``repos``,
+        full names); returns the installation id."""
+        with self.state.lock:
+            account = self.state.ensure_user(owner, type="Organization")
+        with self.app.lock:
+            return self.app.apps.install(app_id, account, repos, dict(permissions) if permissions else None).id
+
+    def installation_token_lifetime(self, seconds: float) -> None:
+        """How long an installation token lives (GitHub: 3600 s), for tests and scaled benchmarks."""
+        if not seconds > 0:
+            raise ValueError("the lifetime must be > 0")
+        with self.app.lock:
+            self.app.apps.token_lifetime = seconds
+
+    def issued_tokens(self) -> list[str]:
+        """Every installation token issued, oldest first: what a test greps outputs for."""
+        with self.app.lock:
+            return list(self.app.apps.issued)
 
     def tree_payload_cap(self, max_bytes: int | None) -> None:
         """Answer POST /git/trees carrying more inline content than this with GitHub's 422."""
