@@ -738,12 +738,10 @@ def convert(files: Mapping[str, bytes], *, replace_secrets: bool = True, source_
         counter = 0
         for rel, data in sorted(by_stack[redline_stack].items()):
             src = f"seeded/{redline_stack}/{rel}"
-            text = _decode(src, data, notes)
-            if text is None:
+            read = _read_source(src, rel, data, notes, secrets, replace_secrets)
+            if read is None:
                 continue
-            text, hits = scrub_secrets(src, text, replace_secrets)
-            secrets += hits
-            out_rel = _out_rel(rel, notes, src)
+            text, out_rel = read
             result = convert_lines(src, out_rel, text, stack, catalog)
             report.read += result.read
             notes += result.notes
@@ -832,6 +830,18 @@ def _remove_marker(result: _FileResult, idx: int) -> None:
     del result.markers[idx]
 
 
+def _read_source(src: str, rel: str, data: bytes, notes: list[Note], secrets: list[SecretHit],
+                 replace_secrets: bool) -> tuple[str, str] | None:
+    """One Redline file as text with provider-shaped secrets scrubbed (each reported), and the
+    path it gets in the output corpus; None when it is not text (a note says why)."""
+    text = _decode(src, data, notes)
+    if text is None:
+        return None
+    text, hits = scrub_secrets(src, text, replace_secrets)
+    secrets += hits
+    return text, _out_rel(rel, notes, src)
+
+
 def _decode(src: str, data: bytes, notes: list[Note]) -> str | None:
     if b"\0" in data[:8192]:
         notes.append(Note(src, 0, "binary file: not imported"))
@@ -855,12 +865,10 @@ def _shared_clean(clean: Mapping[str, bytes], stack: str, out_files: dict[str, s
     report = reports.setdefault(stack, StackReport())
     for rel, data in sorted(clean.items()):
         src = f"seeded/clean/{rel}"
-        text = _decode(src, data, notes)
-        if text is None:
+        read = _read_source(src, rel, data, notes, secrets, replace_secrets)
+        if read is None:
             continue
-        text, hits = scrub_secrets(src, text, replace_secrets)
-        secrets += hits
-        out_rel = _out_rel(rel, notes, src)
+        text, out_rel = read
         lines = text.split("\n")
         for i, line in enumerate(lines, start=1):
             if _MARKER.search(line):
