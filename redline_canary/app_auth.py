@@ -256,17 +256,9 @@ class Auth:
 def resolve_auth(creds: AppCredentials | None, env: Mapping[str, str] | None, api_url: str | None, *,
                  transport: httpx.BaseTransport | None = None) -> Auth:
     """The App when one is configured (it wins over ``GITHUB_TOKEN``, which Actions always
-    sets), else the token from the environment."""
-    if creds is not None:
-        return Auth(app=InstallationTokens(creds, api_url, transport=transport))
-    return Auth(token=token_from_env(env))
-
-
-def auth_from_args(args: Any, env: Mapping[str, str] | None = None, *,
-                   transport: httpx.BaseTransport | None = None) -> Auth:
-    """:func:`resolve_auth` for a command's parsed flags (``--app-id``, ``--app-private-key``, ``--api-url``)."""
-    creds = app_credentials(getattr(args, "app_id", None), getattr(args, "app_private_key", None), env)
-    return resolve_auth(creds, env, getattr(args, "api_url", None), transport=transport)
+    sets), else the token from the environment, read only now (``run --dry-run`` needs none)."""
+    credentials = Credentials(app=creds) if creds is not None else Credentials(token=token_from_env(env))
+    return credentials.auth(api_url, transport=transport)
 
 
 @dataclass(frozen=True)

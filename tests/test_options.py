@@ -131,7 +131,7 @@ def test_score_reads_its_token_from_the_env_mapping_only(monkeypatch: pytest.Mon
     with pytest.raises(BadInput, match="no token"):
         ScoreOptions.from_args(args, {})
     options = ScoreOptions.from_args(args, {"REDLINE_CANARY_TOKEN": "mapping-token-1234"})
-    assert isinstance(options.source, LivePR) and options.source.auth.token == "mapping-token-1234"
+    assert isinstance(options.source, LivePR) and options.source.credentials.token == "mapping-token-1234"
     assert "mapping-token-1234" not in repr(options)
 
 

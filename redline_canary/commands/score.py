@@ -19,7 +19,7 @@ from typing import Any, TextIO
 import httpx
 
 from redline_canary import __version__, validate
-from redline_canary.app_auth import Auth, add_app_options, auth_from_args
+from redline_canary.app_auth import Credentials, add_app_options
 from redline_canary.baseline import comparable_runs, compare
 from redline_canary.capture import CaptureError, capture_meta, check_capture
 from redline_canary.clock import utc_now_iso
@@ -96,7 +96,7 @@ class LivePR:
     repo: str
     pr: int
     api_url: str | None
-    auth: Auth = field(repr=False)  # the token, or a GitHub App's installation tokens
+    credentials: Credentials = field(repr=False)  # the token, or a GitHub App's key
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ class ScoreOptions:
         else:
             if args.pr is None:
                 raise BadInput("--pr: required with --repo")
-            source = LivePR(args.repo, args.pr, args.api_url, auth_from_args(args, env))
+            source = LivePR(args.repo, args.pr, args.api_url, Credentials.from_args(args, env))
         floor = parse_floor(args.floor)
         rules = gate_options(floor=floor, min_recall=args.min_recall, require_citation=args.require_citation,
                              blocker_gate=args.blocker_gate, baseline=args.baseline,
@@ -279,11 +279,13 @@ def _read_capture(path: str) -> dict[str, Any]:
 def _live_capture(source: LivePR, transport: httpx.BaseTransport | None) -> dict[str, Any]:
     from redline_canary.github_api import GitHubClient
 
-    client = GitHubClient(source.auth.for_repo(source.repo), api_url=source.api_url, transport=transport)
+    auth = source.credentials.auth(source.api_url, transport=transport)
+    client = GitHubClient(auth.for_repo(source.repo), api_url=source.api_url, transport=transport)
     try:
         return client.capture(source.repo, source.pr)
     finally:
         client.close()
+        auth.close()
 
 
 def _read_findings(path: str) -> list[Finding]:
