@@ -156,14 +156,10 @@ class GitHubClient:
         """One request, one answer: an httpx.Response (2xx or 304) or an ApiFailure."""
         what = f"{method} {route}"
         slot = self.pacer.acquire() if pace and method != "GET" else None
-        try:  # after the pacer's wait, which may outlast a token: a source refreshes it per request
-            auth = {"Authorization": f"Bearer {self._token()}"}
-        except BaseException:
-            if slot is not None:
-                self.pacer.release(slot)
-            raise
-        self._count(what)
         try:
+            # after the pacer's wait, which may outlast a token: a source refreshes it per request
+            auth = {"Authorization": f"Bearer {self._token()}"}
+            self._count(what)
             resp = self._http.request(method, url, json=body, params=params, headers={**auth, **(headers or {})})
             for _hop in range(MAX_REDIRECTS):
                 nxt = resp.next_request

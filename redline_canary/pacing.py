@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
+from dataclasses import dataclass
 
 from redline_canary.clock import Clock
 
@@ -30,6 +31,15 @@ RECOVERY = 60.0
 MAX_FLIGHT = 600.0  # a slot never released (a bug) stops counting as in flight after this (HTTP timeout: 30 s)
 
 
+@dataclass
+class Slot:
+    """One content-creating request's place in the budget: taken at ``at``; once answered,
+    ``at`` is when the answer came, since GitHub may count the request only then."""
+
+    at: float
+    answered: bool = False
+
+
 class Pacer:
     def __init__(self, clock: Clock, per_minute: int = 80, per_hour: int = 500, share: int = 1) -> None:
         if share < 1:
@@ -37,7 +47,7 @@ class Pacer:
         self.clock = clock
         self.share = share
         self.base = ((60.0, per_minute / share), (3600.0, per_hour / share))
-        self.stamps: deque[list[float]] = deque()  # per request: [taken (answered, once done), done]
+        self.slots: deque[Slot] = deque()
         self.lock = threading.Lock()
         self.waited = 0.0
         self.factor = 1.0
@@ -64,30 +74,30 @@ class Pacer:
             self.factor = round(min(1.0, self.factor + INCREASE_STEP), 6)
             self._last_change += RECOVERY
 
-    def acquire(self) -> list[float]:
+    def acquire(self) -> Slot:
         """Wait for a slot; the slot is returned for :meth:`release` once GitHub has answered."""
         while True:
             with self.lock:
                 now = self.clock.now()
                 self._recover(now)
-                while self.stamps and self.stamps[0][1] and now - self.stamps[0][0] >= 3600.0:
-                    self.stamps.popleft()
+                while self.slots and self.slots[0].answered and now - self.slots[0].at >= 3600.0:
+                    self.slots.popleft()
                 # a request still in flight counts as now: GitHub may not have counted it yet
-                times = sorted(cell[0] if cell[1] else min(now, cell[0] + MAX_FLIGHT) for cell in self.stamps)
+                times = sorted(s.at if s.answered else min(now, s.at + MAX_FLIGHT) for s in self.slots)
                 wait = 0.0
                 for window, limit in self.limits():
                     recent = [t for t in times if now - t < window]
                     if len(recent) >= limit:
                         wait = max(wait, recent[-limit] + window - now)
                 if wait <= 0:
-                    slot = [now, 0.0]
-                    self.stamps.append(slot)
+                    slot = Slot(now)
+                    self.slots.append(slot)
                     return slot
                 self.waited += wait
             self.clock.sleep(wait)
 
-    def release(self, slot: list[float]) -> None:
+    def release(self, slot: Slot) -> None:
         """The request of ``slot`` was answered (or failed): it counts until now, not only from
         when it was sent."""
         with self.lock:
-            slot[0], slot[1] = max(slot[0], self.clock.now()), 1.0
+            slot.at, slot.answered = max(slot.at, self.clock.now()), True

@@ -214,6 +214,7 @@ def test_a_target_whose_owner_has_no_installation_is_a_one_line_bad_input(
         assert code == 2
         assert "initech/canary-mini: the GitHub App is not installed on initech" in err
         assert sb.pulls("initech/canary-mini") == []
+        assert_no_canary_left(sb, "initech/canary-mini")
 
 
 # --- the sandbox's side: GitHub's checks and errors ---------------------------------------
