@@ -9,6 +9,7 @@ matched to a marker written on corpus line 47.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from redline_canary.markers import Marker, ParsedFile
@@ -74,7 +75,16 @@ def publish_file(parsed: ParsedFile, mode: str, prefix: str, trailing_newline: b
     if parsed.leaks:  # lint refuses such a corpus first; this keeps blind mode blind regardless
         raise ValueError(f"{parsed.path}:{min(parsed.leaks)}: marker-shaped text that is not a marker comment "
                          "would reach the reviewer in blind mode (run `redline-canary corpus lint`)")
-    dropped = _header_lines(parsed)
+    out, line_map = without_markers(parsed, _header_lines(parsed))
+    text = "\n".join(out) + ("\n" if trailing_newline and out else "")
+    return PublishedFile(parsed.path, path, text, line_map)
+
+
+def without_markers(parsed: ParsedFile, dropped: AbstractSet[int] = frozenset()) -> tuple[list[str], dict[int, int]]:
+    """The file's lines with every marker comment removed (a marker line goes, a trailing
+    marker is cut from its code line) and the ``dropped`` lines left out, with the map from
+    corpus line to output line. Blind publication and the Redline importer's skeleton twins
+    both strip markers this way."""
     out: list[str] = []
     line_map: dict[int, int] = {}
     for number, line in enumerate(parsed.lines, start=1):
@@ -88,8 +98,7 @@ def publish_file(parsed: ParsedFile, mode: str, prefix: str, trailing_newline: b
             line = (line[: span.start].rstrip() + " " + line[span.end :].strip()).rstrip()
         out.append(line)
         line_map[number] = len(out)
-    text = "\n".join(out) + ("\n" if trailing_newline and out else "")
-    return PublishedFile(parsed.path, path, text, line_map)
+    return out, line_map
 
 
 def publish_markers(parsed: ParsedFile, published: PublishedFile) -> list[PublishedMarker]:

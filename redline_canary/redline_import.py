@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from redline_canary.markers import _CLOSERS, MARKER_SHAPED, ParsedFile, openers_for, parse_file
+from redline_canary.publication import without_markers
 from redline_canary.redline_scale import SEVERITY_MAP, UNCATALOGUED_RULE
 from redline_canary.rule_ids import RULE_ID, is_segment, normalise_rule
 from redline_canary.secrets import PROVIDER_PATTERNS
@@ -643,15 +644,7 @@ def _openers(out_path: str, result: _FileResult) -> dict[int, str | None]:
 def skeleton(parsed: ParsedFile, trailing_newline: bool) -> str:
     """The seeded file with its marker lines removed and trailing marker comments cut: the
     clean twin before anyone has fixed anything (lint reports every seed it still equals)."""
-    out: list[str] = []
-    for number, line in enumerate(parsed.lines, start=1):
-        spanned = parsed.marker_spans.get(number)
-        if spanned is not None:
-            span, trailing = spanned
-            if not trailing:
-                continue
-            line = (line[: span.start].rstrip() + " " + line[span.end:].strip()).rstrip()
-        out.append(line)
+    out, _ = without_markers(parsed)
     return "\n".join(out) + ("\n" if trailing_newline and out else "")
 
 
