@@ -9,14 +9,16 @@ trip over it), 0 otherwise; ``--json`` prints the same as one JSON object per ta
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from redline_canary import validate
 from redline_canary.clock import wall_now
 from redline_canary.corpus import load_corpus, require_known_stack
-from redline_canary.corpus_model import view
+from redline_canary.corpus_model import CorpusData, view
 from redline_canary.cycle import LABEL
 from redline_canary.doctor import gather
 from redline_canary.doctor_checks import as_json, checklist, render_text
@@ -46,16 +48,16 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run_doctor)
 
 
-def _targets(args: argparse.Namespace) -> list[tuple[str, str, str | None, str | None, tuple[str, ...]]]:
-    """(repo, reviewer, stack, base, logins) per target, validated before any request."""
-    extra = sorted(load_profiles_file(args.profiles)) if args.profiles else []
+def _targets(args: argparse.Namespace, extra: Sequence[str], corpus: Callable[[], CorpusData],
+             ) -> list[tuple[str, str, str | None, str | None, tuple[str, ...]]]:
+    """(repo, reviewer, stack, base, logins) per target, validated before any request.
+    ``extra`` names the custom profiles; ``corpus`` is read only when it is needed."""
     if args.targets:
         if args.repo or args.stack:
             raise BadInput("--targets and --repo/--stack: give one or the other")
         text, source = read_targets_arg(args.targets)
-        corpus = load_corpus(args.corpus)
         return [(t.repo, t.reviewer, t.stack, t.base, t.logins)
-                for t in parse_targets(load_targets_text(text, source), source, corpus, extra)]
+                for t in parse_targets(load_targets_text(text, source), source, corpus(), list(extra))]
     if not args.repo:
         raise BadInput("--repo: required (or give --targets)")
     validate.repo(args.repo, "--repo")
@@ -67,7 +69,8 @@ def _targets(args: argparse.Namespace) -> list[tuple[str, str, str | None, str |
 def run_doctor(args: argparse.Namespace) -> int:
     validate.api_url(args.api_url)
     extra = load_profiles_file(args.profiles) if args.profiles else {}
-    targets = _targets(args)
+    corpus = functools.cache(lambda: load_corpus(args.corpus))  # read once, and only if a target needs it
+    targets = _targets(args, sorted(extra), corpus)
     profiles = []
     for _repo, reviewer, _stack, _base, logins in targets:
         try:
@@ -78,10 +81,9 @@ def run_doctor(args: argparse.Namespace) -> int:
     seeds: dict[str, int] = {}
     stacks = sorted({t[2] for t in targets if t[2]})
     if stacks:
-        corpus = load_corpus(args.corpus)
         for stack in stacks:
-            require_known_stack(corpus, stack)
-            seeds[stack] = len(view(corpus, stack, "seeded").seeds)
+            require_known_stack(corpus(), stack)
+            seeds[stack] = len(view(corpus(), stack, "seeded").seeds)
     token = token_from_env(os.environ)
     client = GitHubClient(token, args.api_url)
     codes = []
