@@ -1,4 +1,5 @@
-"""The GitHub Actions edge: where the runner reads what ``actions_render`` produced.
+"""The GitHub Actions edge: where the runner reads what the pure Actions modules produced
+(``workflow_commands``, ``actions_outputs``, ``actions_annotations``, ``actions_summary``).
 
 Why separate from the core: these functions touch the environment and files the runner
 hands every step (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``), and print workflow commands.

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from redline_canary.actions_render import corpus_file
+from redline_canary.actions_annotations import corpus_file
 from redline_canary.record import Record
 from redline_canary.render import md_code, md_text, terminal_safe
 from redline_canary.verdict import final_attempts

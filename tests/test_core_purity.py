@@ -10,7 +10,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "redline_canary"
 CORE = [
     "severity", "markers", "publication", "comments", "findings", "matching", "scoring",
-    "secrets", "corpus_model", "capture", "evaluate", "render", "baseline", "actions_render",
+    "secrets", "corpus_model", "capture", "evaluate", "render", "baseline",
     "workflow_commands", "actions_outputs", "actions_annotations", "actions_summary", "markdown_fit",
     "polling", "github_errors", "verdict", "defaults", "acknowledgements", "findings_import", "audit", "extraction",
     "profiles/__init__", "profiles/base", "profiles/redline", "profiles/dialect", "profiles/notices",

@@ -15,7 +15,8 @@ import sys
 from typing import Any
 
 from redline_canary.actions import annotate_error, append_summary, write_outputs
-from redline_canary.actions_render import matrix_entry, md
+from redline_canary.actions_outputs import matrix_entry
+from redline_canary.actions_summary import md
 from redline_canary.clock import utc_now_iso
 from redline_canary.commands.run import add_target_options, resolve_targets
 from redline_canary.corpus import load_corpus
