@@ -114,8 +114,7 @@ class SandboxApp:
         self.rate = RateWindow()
         self.secondary: SecondaryLimit | None = None
         self.apps = AppRegistry(state.clock)  # GitHub Apps: JWTs, installations, installation tokens
-        expiry = time.gmtime(time.time() + 30 * 86400)
-        self.token_expiry = time.strftime("%Y-%m-%d %H:%M:%S UTC", expiry)
+        self.token_expiry = _expiry(time.time() + 30 * 86400)
         self.faults: list[Fault] = []
         # Bounded so a long `sandbox serve` session cannot grow without limit.
         self.records: deque[RequestRecord] = deque(maxlen=MAX_RECORDS)
