@@ -26,18 +26,17 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import jwt
-from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
 from redline_canary.clock import Clock
 from redline_canary.errors import BadInput, register_secret
 from redline_canary.github_api import GitHubClient, TokenSource, token_from_env
 from redline_canary.retrying import RetryPolicy
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 APP_ID_VAR = "REDLINE_CANARY_APP_ID"
 APP_KEY_VAR = "REDLINE_CANARY_APP_PRIVATE_KEY"  # the PEM itself (an Actions secret) or a path to it
@@ -124,7 +123,12 @@ def _read_key(path: str, source: str) -> str:
 
 
 def _check_key(text: str, source: str) -> rsa.RSAPrivateKey:
-    """The key as cryptography loads it; every line of it registered as a secret first."""
+    """The key as cryptography loads it; every line of it registered as a secret first.
+    cryptography and PyJWT are imported here, not at start-up: only an App run needs them."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     for line in text.splitlines():
         if len(line.strip()) >= 16 and not line.startswith("-----"):
             register_secret(line.strip())
@@ -212,6 +216,8 @@ class InstallationTokens:
             if self._jwt is not None and self._jwt[1] - now > JWT_REUSE_MARGIN:
                 return self._jwt[0]
             claims = {"iat": int(now) - JWT_BACKDATE, "exp": int(now) + JWT_LIFETIME, "iss": self.creds.app_id}
+            import jwt  # only an App run needs it (see _check_key)
+
             signed = jwt.encode(claims, self._key, algorithm="RS256")
             register_secret(signed)
             self._jwt = (signed, float(int(now) + JWT_LIFETIME))
