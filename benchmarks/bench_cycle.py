@@ -12,13 +12,13 @@ import time
 from collections import Counter
 from typing import Any
 
-from redline_canary.corpus import load_corpus
-from redline_canary.cycle import CycleOptions
-from redline_canary.github_api import CANARY_TOPIC
-from redline_canary.polling import PollConfig
-from redline_canary.runner import run_targets
+from redline_canary.github.client import CANARY_TOPIC
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.run.cycle import CycleOptions
+from redline_canary.run.runner import run_targets
+from redline_canary.run.targets import Target
 from redline_canary.sandbox import COPILOT, BanditReviewer, Batch, Sandbox, ScriptedReviewer
-from redline_canary.targets import Target
+from redline_canary.score.polling import PollConfig
 
 TOKEN = "bench-sandbox-credential"
 INTERVAL = 0.25

@@ -28,15 +28,15 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from redline_canary.app_auth import AppCredentials, Auth, InstallationTokens
 from redline_canary.clock import Cancelled, RealClock
-from redline_canary.corpus import load_corpus
-from redline_canary.cycle import CycleOptions
-from redline_canary.github_api import CANARY_TOPIC
-from redline_canary.polling import PollConfig
-from redline_canary.runner import run_targets
+from redline_canary.github.app_auth import AppCredentials, Auth, InstallationTokens
+from redline_canary.github.client import CANARY_TOPIC
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.run.cycle import CycleOptions
+from redline_canary.run.runner import run_targets
+from redline_canary.run.targets import Target
 from redline_canary.sandbox import COPILOT, Batch, Sandbox, ScriptedReviewer
-from redline_canary.targets import Target
+from redline_canary.score.polling import PollConfig
 
 TOKEN = "bench-fleet-credential"
 APP_ID = 777

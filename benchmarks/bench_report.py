@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from redline_canary.history import read_history
-from redline_canary.report_build import build_report
-from redline_canary.report_markdown import render_markdown
-from redline_canary.scoring import wilson
+from redline_canary.report.build import build_report
+from redline_canary.report.markdown import render_markdown
+from redline_canary.run.history import read_history
+from redline_canary.score.scoring import wilson
 
 SEVERITIES = ("BLOCKER", "CRITICAL", "MAJOR", "MINOR", "INFO")
 STACKS = ("python", "go", "java", "kotlin", "react", "rust", "csharp", "swift", "terraform", "sql")
@@ -124,7 +124,7 @@ def main() -> None:
         print(f"markdown: {best(markdown, args.repeat):.2f} s "
               f"(read + model + render, {markdown.size / 1024:.0f} KiB)")  # type: ignore[attr-defined]
         try:
-            from redline_canary.report_html import render_html
+            from redline_canary.report.html import render_html
 
             def html() -> None:
                 render_html(build_report(read_history(hist).records), Path(tmp) / "site")

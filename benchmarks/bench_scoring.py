@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 import time
 
-from redline_canary.findings import Finding
-from redline_canary.markers import Marker
-from redline_canary.matching import assign
-from redline_canary.publication import PublishedMarker
-from redline_canary.severity import Severity
+from redline_canary.corpus.markers import Marker
+from redline_canary.corpus.publication import PublishedMarker
+from redline_canary.corpus.severity import Severity
+from redline_canary.review.findings import Finding
+from redline_canary.score.matching import assign
 
 SEVS = list(Severity)
 

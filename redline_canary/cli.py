@@ -14,7 +14,6 @@ import sys
 from collections.abc import Sequence
 
 from redline_canary import __version__
-from redline_canary.crash import crash_line, write_crash_log
 from redline_canary.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -22,8 +21,9 @@ from redline_canary.errors import (
     EXIT_PASS,
     CanaryError,
     mask,
-    one_line,
 )
+from redline_canary.report.text import inert_line
+from redline_canary.run.crash import crash_line, write_crash_log
 
 # Order is the order shown in --help.
 COMMAND_MODULES = [
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except CanaryError as exc:
-        print(f"redline-canary: {one_line(mask(str(exc)))}", file=sys.stderr)
+        print(f"redline-canary: {inert_line(mask(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("redline-canary: interrupted", file=sys.stderr)

@@ -16,9 +16,10 @@ from collections.abc import Iterator
 
 from redline_canary.cli import build_parser
 from redline_canary.commands.run import RunOptions, run
-from redline_canary.cycle import BRANCH_PREFIX, LABEL
-from redline_canary.errors import CanaryError, mask, one_line
-from redline_canary.github_api import CANARY_TOPIC
+from redline_canary.errors import CanaryError, mask
+from redline_canary.github.client import CANARY_TOPIC
+from redline_canary.report.text import inert_line
+from redline_canary.run.cycle import BRANCH_PREFIX, LABEL
 from redline_canary.sandbox import Sandbox
 
 TOKEN = "sandbox-test-credential-7f3a"
@@ -50,6 +51,6 @@ def run_in_process(sb: Sandbox, *argv: str, env: dict[str, str] | None = None) -
             code = run(RunOptions.from_args(args, {**os.environ, **(env or {})}), out=out, err=err,
                        transport=sb.transport())
         except CanaryError as exc:
-            print(f"redline-canary: {one_line(mask(str(exc)))}", file=err)
+            print(f"redline-canary: {inert_line(mask(str(exc)))}", file=err)
             code = exc.exit_code
     return code, out.getvalue(), err.getvalue()

@@ -86,9 +86,9 @@ def test_action_end_to_end_with_bandit_on_the_python_stack(sb: Sandbox, tmp_path
     out = run.outputs
     assert out["exit-code"] == "1" and out["outcome"] == "fail", run.step("run").stderr[-2000:]
     # The python stack's size comes from the corpus (it changes when the key is audited).
-    from redline_canary import corpus_model
-    from redline_canary.corpus import load_corpus
-    from redline_canary.scoring import wilson
+    from redline_canary.corpus import model as corpus_model
+    from redline_canary.run.corpus_files import load_corpus
+    from redline_canary.score.scoring import wilson
 
     counts = corpus_model.summary(load_corpus(None), "python")
     n, n_blocker = counts["markers"], counts["by_severity"]["BLOCKER"]

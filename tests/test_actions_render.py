@@ -11,12 +11,12 @@ from actionrunner import parse_commands, read_file_command
 from records import as_records
 from test_history import record
 
-from redline_canary.actions_annotations import annotation_commands
-from redline_canary.actions_outputs import action_outputs, matrix_entry
-from redline_canary.actions_summary import job_summary, md
-from redline_canary.markdown_fit import SUMMARY_LIMIT
-from redline_canary.verdict import final_attempts
-from redline_canary.workflow_commands import escape_property, output_entry, workflow_command
+from redline_canary.report.action_outputs import action_outputs, matrix_entry
+from redline_canary.report.annotations import annotation_commands
+from redline_canary.report.job_summary import job_summary, md
+from redline_canary.report.markdown_fit import SUMMARY_LIMIT
+from redline_canary.report.workflow_commands import escape_property, output_entry, workflow_command
+from redline_canary.score.verdict import final_attempts
 
 
 def seed(n: int, severity: str = "BLOCKER", path: str = "app/api.py") -> dict[str, Any]:

@@ -22,11 +22,11 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from sandboxing import TOKEN, assert_no_canary_left, run_in_process
 
-from redline_canary.app_auth import APP_ID_VAR, APP_KEY_VAR, AppCredentials, InstallationTokens, app_credentials
+from redline_canary.corpus.secrets import PROVIDER_PATTERNS
 from redline_canary.errors import BadInput
-from redline_canary.github_api import CANARY_TOPIC, GitHubClient
+from redline_canary.github.app_auth import APP_ID_VAR, APP_KEY_VAR, AppCredentials, InstallationTokens, app_credentials
+from redline_canary.github.client import CANARY_TOPIC, GitHubClient
 from redline_canary.sandbox import REDLINE_BOT, Batch, Sandbox, ScriptedReviewer
-from redline_canary.secrets import PROVIDER_PATTERNS
 
 APP_ID = 4242
 CORPUS = ROOT / "tests" / "data" / "corpus"

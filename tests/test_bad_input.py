@@ -412,8 +412,8 @@ def test_the_probe_is_broad() -> None:
 def test_the_probe_names_the_key() -> None:
     """Spot checks that the one line says *which* key is wrong, not just "bad input"."""
     # Exercised through the same runner in the parametrized test; here the words matter.
+    from redline_canary.commands._targets import parse_targets
     from redline_canary.errors import BadInput
-    from redline_canary.targets import parse_targets
 
     corpus_dummy = type("C", (), {"files": {"mini": {}}, "stacks": ["mini"]})()
     with pytest.raises(BadInput, match=r"^x: \[0\]\.reviewer: must be a non-empty string"):

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from redline_canary.comments import Comment
-from redline_canary.markers import parse_file
-from redline_canary.profile_config import load_profiles_file
-from redline_canary.profiles import Profile
-from redline_canary.redline_scale import prefix_rule
-from redline_canary.rule_ids import RULE_ID, cite_rule
+from redline_canary.commands._profiles_file import load_profiles_file
+from redline_canary.corpus.markers import parse_file
+from redline_canary.corpus.redline_scale import prefix_rule
+from redline_canary.corpus.rule_ids import RULE_ID, cite_rule
+from redline_canary.review.comments import Comment
+from redline_canary.review.profiles import Profile
 
 
 def _miner(tmp_path: Path) -> Profile:

@@ -12,9 +12,9 @@ import pytest
 import yaml
 from clirun import ROOT, cli_main
 
-from redline_canary.corpus import load_corpus
-from redline_canary.corpus_model import lint, summary, view
-from redline_canary.secrets import PROVIDER_PATTERNS
+from redline_canary.corpus.model import lint, summary, view
+from redline_canary.corpus.secrets import PROVIDER_PATTERNS
+from redline_canary.run.corpus_files import load_corpus
 
 SEEDS = ROOT / "seeds"
 STACKS = ["angular", "csharp", "dom", "express", "go", "java", "javascript", "kotlin",

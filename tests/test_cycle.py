@@ -26,13 +26,13 @@ from clirun import ROOT, cli, cli_main
 from sandboxing import TOKEN, assert_no_canary_left, canary_sandbox, run_in_process
 
 from redline_canary.clock import FakeClock
-from redline_canary.corpus import load_corpus
-from redline_canary.cycle import CycleOptions, TargetCycle
-from redline_canary.github_api import CANARY_TOPIC, GitHubClient
-from redline_canary.polling import PollConfig
-from redline_canary.retrying import RetryPolicy
+from redline_canary.github.client import CANARY_TOPIC, GitHubClient
+from redline_canary.github.retry import RetryPolicy
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.run.cycle import CycleOptions, TargetCycle
+from redline_canary.run.targets import Target
 from redline_canary.sandbox import BanditReviewer, Batch, Sandbox, ScriptedReviewer, SilentReviewer
-from redline_canary.targets import Target
+from redline_canary.score.polling import PollConfig
 
 REPO = "acme/canary-mini"
 CORPUS = ROOT / "tests" / "data" / "corpus"
@@ -113,7 +113,7 @@ def test_silent_reviewer_is_silent_not_zero(sb: Sandbox, tmp_path: Path) -> None
 
 
 def test_missing_label_is_created_and_existing_branch_is_reused(sb: Sandbox, tmp_path: Path) -> None:
-    from redline_canary.cycle import BRANCH_PREFIX, branch_name
+    from redline_canary.run.cycle import BRANCH_PREFIX, branch_name
 
     sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
     stale = branch_name(BRANCH_PREFIX, "t-exists", "mini", "seeded", 1)
@@ -385,7 +385,7 @@ def test_a_repository_without_the_canary_topic_is_refused_before_any_write(
 
 
 def test_a_comment_on_page_two_is_seen_although_page_one_is_unchanged(sb: Sandbox) -> None:
-    from redline_canary.github_api import ChannelState
+    from redline_canary.github.client import ChannelState
 
     number = sb.create_pull(REPO, "rc/paging", files={"a.py": "x = 1\n"}, title="paging")
     for i in range(150):

@@ -7,8 +7,8 @@ import yaml
 from clirun import ROOT
 
 from redline_canary.cli import build_parser
-from redline_canary.defaults import RUN_DEFAULTS
-from redline_canary.polling import PollConfig
+from redline_canary.score.defaults import RUN_DEFAULTS
+from redline_canary.score.polling import PollConfig
 
 
 def test_action_inputs_default_to_the_table() -> None:
@@ -24,7 +24,7 @@ def test_action_inputs_default_to_the_table() -> None:
 
 
 def test_every_gate_option_is_an_action_input_and_a_target_key() -> None:
-    from redline_canary.targets import GATE_KEYS
+    from redline_canary.commands._targets import GATE_KEYS
 
     inputs = yaml.safe_load((ROOT / "action.yml").read_text())["inputs"]
     assert set(GATE_KEYS) <= set(inputs)

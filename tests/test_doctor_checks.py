@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from redline_canary import github_api
-from redline_canary.doctor import expires_in_days
-from redline_canary.doctor_checks import (
+from redline_canary.errors import doctor_exit_code
+from redline_canary.github import client as github_api
+from redline_canary.github.doctor import expires_in_days
+from redline_canary.github.doctor_checks import (
     CANARY_TOPIC,
     Answer,
     DoctorFacts,
@@ -17,7 +18,6 @@ from redline_canary.doctor_checks import (
     token_hint,
     token_kind,
 )
-from redline_canary.verdict import doctor_exit_code
 
 REPO_BODY = {"private": False, "topics": [CANARY_TOPIC], "default_branch": "main", "permissions": {"push": True}}
 

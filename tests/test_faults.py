@@ -27,7 +27,7 @@ from clirun import ROOT
 from sandboxing import TOKEN, assert_no_canary_left, run_in_process
 
 from redline_canary.cli import main
-from redline_canary.github_api import CANARY_TOPIC
+from redline_canary.github.client import CANARY_TOPIC
 from redline_canary.sandbox import Reviewer, Sandbox
 
 REPO = "acme/canary-mini"
@@ -516,12 +516,12 @@ def test_sandbox_fine_grained_token_without_pull_requests_write_is_exit_2_naming
 def _cycle_on_a_fake_clock(sb: Sandbox, reviewer: str, run_id: str) -> tuple[list[dict[str, Any]], float]:
     """One cycle in-process with an injected clock: a 40-minute timeout takes milliseconds."""
     from redline_canary.clock import FakeClock
-    from redline_canary.corpus import load_corpus
-    from redline_canary.cycle import CycleOptions, TargetCycle
-    from redline_canary.github_api import GitHubClient
-    from redline_canary.polling import PollConfig
-    from redline_canary.retrying import RetryPolicy
-    from redline_canary.targets import Target
+    from redline_canary.github.client import GitHubClient
+    from redline_canary.github.retry import RetryPolicy
+    from redline_canary.run.corpus_files import load_corpus
+    from redline_canary.run.cycle import CycleOptions, TargetCycle
+    from redline_canary.run.targets import Target
+    from redline_canary.score.polling import PollConfig
 
     clock = FakeClock()
     client = GitHubClient(TOKEN, sb.url, clock=clock, policy=RetryPolicy(clock=clock),
@@ -550,7 +550,7 @@ def test_a_trigger_comment_an_acknowledging_bot_never_answers_ends_as_error_in_m
 def test_a_trigger_comment_acknowledged_with_eyes_is_waited_for_in_full(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from redline_canary.profiles.codex import LOGIN
+    from redline_canary.review.profiles.codex import LOGIN
     from redline_canary.sandbox import Identity, SilentReviewer
 
     def outcomes(ack: str | None) -> list[str]:
@@ -574,8 +574,8 @@ def test_a_secondary_limit_slows_the_whole_run_down_not_just_the_request(
     sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     from redline_canary.clock import RealClock
-    from redline_canary.github_api import GitHubClient
-    from redline_canary.pacing import Pacer
+    from redline_canary.github.client import GitHubClient
+    from redline_canary.github.pacing import Pacer
 
     pacer = Pacer(RealClock())
     client = GitHubClient(TOKEN, sandbox.url, pacer=pacer, transport=sandbox.transport())

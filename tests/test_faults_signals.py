@@ -25,7 +25,7 @@ from sandboxing import TOKEN, assert_no_canary_left
 from test_faults import CORPUS, REPO, PassingReviewer
 
 from redline_canary.cli import main
-from redline_canary.github_api import CANARY_TOPIC
+from redline_canary.github.client import CANARY_TOPIC
 from redline_canary.sandbox import Sandbox
 
 R = "/repos/{owner}/{repo}"
@@ -155,7 +155,7 @@ def test_teardown_that_cannot_finish_names_what_is_left_and_exits_4(sandbox: San
 # scorer, the one place a hostile capture could reach, and check the containment around it.
 
 def _plant_bug(monkeypatch: pytest.MonkeyPatch, stack_kind: tuple[str, str]) -> None:
-    import redline_canary.cycle as cycle
+    import redline_canary.run.cycle as cycle
 
     real = cycle.evaluate
 

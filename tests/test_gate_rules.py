@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from records import as_record
 
-from redline_canary.acknowledgements import AcknowledgementError, parse, seed_fingerprint
-from redline_canary.record import Record
-from redline_canary.verdict import GateOptions, classify, decide, parse_baseline
+from redline_canary.score.acknowledgements import AcknowledgementError, parse, seed_fingerprint
+from redline_canary.score.record import Record
+from redline_canary.score.verdict import GateOptions, classify, decide, parse_baseline
 
 pytestmark = pytest.mark.unit
 

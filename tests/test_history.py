@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 from clirun import ROOT, cli_main
 
-from redline_canary import history
-from redline_canary.history import merge, read_history
-from redline_canary.record import Record
+from redline_canary.run import history
+from redline_canary.run.history import merge, read_history
+from redline_canary.score.record import Record
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
 

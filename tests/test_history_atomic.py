@@ -21,10 +21,10 @@ from clirun import ROOT, cli, cli_main
 from test_history import append_records, record
 from test_workflow_flow import DEV_CLI, RUN_ID, WORKFLOW, origin_history, record_job
 
-from redline_canary import history
 from redline_canary.cli import main
 from redline_canary.errors import BadInput
-from redline_canary.history import read_history
+from redline_canary.run import history
+from redline_canary.run.history import read_history
 
 LIMITED = """
 import resource, signal, sys

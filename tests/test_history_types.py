@@ -18,8 +18,8 @@ import pytest
 from clirun import ROOT, cli_main
 from test_history import record
 
-from redline_canary.history import FIELDS, Kind, read_history
-from redline_canary.render import md_text
+from redline_canary.report.text import md_text
+from redline_canary.run.history import FIELDS, Kind, read_history
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
 
@@ -192,7 +192,7 @@ def test_a_key_name_quoted_in_the_message_is_one_inert_line(tmp_path: Path) -> N
     hist.write_text(json.dumps(doc) + "\n", encoding="utf-8")
     res = cli_main("gate", str(hist), "--run-id", "r1")
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
-    assert res.stderr == (f"redline-canary: {hist}:1: timings.poll ::add-mask::hunter2 ## [error]x: "
+    assert res.stderr == (f"redline-canary: {hist}:1: timings.poll\\n::add-mask::hunter2 ## [error]x: "
                           'expected a number, got "slow"\n')
 
 
@@ -212,7 +212,7 @@ def test_a_lone_surrogate_is_merged_exactly_and_printed_as_a_replacement_charact
 
 
 def test_a_schema_1_record_reads_with_blocker_found_from_its_counts(tmp_path: Path) -> None:
-    from redline_canary.history import read_history
+    from redline_canary.run.history import read_history
 
     doc = record("old")
     doc["schema"] = 1

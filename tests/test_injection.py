@@ -37,7 +37,7 @@ from cmarkgfm.cmark import Options
 from factories import capture, review
 from test_history import record
 
-from redline_canary.render import terminal_safe
+from redline_canary.report.text import terminal_safe
 
 # --------------------------------------------------------------------------- payloads
 

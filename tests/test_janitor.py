@@ -19,8 +19,8 @@ import pytest
 from clirun import cli_main
 from sandboxing import TOKEN
 
-from redline_canary.cycle import BRANCH_PREFIX, LABEL, RUN_MARKER, branch_name
-from redline_canary.github_api import CANARY_TOPIC
+from redline_canary.github.client import CANARY_TOPIC
+from redline_canary.run.cycle import BRANCH_PREFIX, LABEL, RUN_MARKER, branch_name
 from redline_canary.sandbox import Sandbox
 
 REPO = "acme/product"

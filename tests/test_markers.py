@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from redline_canary.markers import parse_file
-from redline_canary.severity import Severity
+from redline_canary.corpus.markers import parse_file
+from redline_canary.corpus.severity import Severity
 
 M = "SEED 1 [BLOCKER] (core/sql-injection) query built from input"
 

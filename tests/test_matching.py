@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redline_canary.findings import Finding
-from redline_canary.markers import Marker
-from redline_canary.matching import assign
-from redline_canary.publication import PublishedMarker
-from redline_canary.severity import SCALE, Severity
+from redline_canary.corpus.markers import Marker
+from redline_canary.corpus.publication import PublishedMarker
+from redline_canary.corpus.severity import SCALE, Severity
+from redline_canary.review.findings import Finding
+from redline_canary.score.matching import assign
 
 B, C, MJ, MN = (Severity.BLOCKER, Severity.CRITICAL, Severity.MAJOR, Severity.MINOR)
 

@@ -8,7 +8,7 @@ must slow down on its own instead of meeting it again on every request.
 from __future__ import annotations
 
 from redline_canary.clock import FakeClock
-from redline_canary.pacing import MAX_FLIGHT, MIN_FACTOR, RECOVERY, Pacer
+from redline_canary.github.pacing import MAX_FLIGHT, MIN_FACTOR, RECOVERY, Pacer
 
 
 def writes_in_first_minute(pacer: Pacer, clock: FakeClock, n: int = 200) -> int:

@@ -6,9 +6,9 @@ from typing import Any
 
 from factories import capture
 
-from redline_canary.capture import comments_from_capture
-from redline_canary.profiles import get_profile
-from redline_canary.scoring import decide_outcome
+from redline_canary.review.capture import comments_from_capture
+from redline_canary.review.profiles import get_profile
+from redline_canary.score.scoring import decide_outcome
 
 
 def check(status: str, summary: str = "", conclusion: str | None = "neutral", slug: str = "cursor",

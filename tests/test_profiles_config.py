@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from redline_canary.comments import Comment
+from redline_canary.commands._options import load_profile
+from redline_canary.commands._profiles_file import load_profiles_file
+from redline_canary.corpus.severity import Severity
 from redline_canary.errors import BadInput
-from redline_canary.options import load_profile
-from redline_canary.profile_config import load_profiles_file
-from redline_canary.profiles import PROFILES
-from redline_canary.severity import Severity
+from redline_canary.review.comments import Comment
+from redline_canary.review.profiles import PROFILES
 
 CUSTOM = Path(__file__).resolve().parent / "data" / "profiles" / "custom_profiles.yml"
 

@@ -27,11 +27,11 @@ import pytest
 from factories import capture, issue_comment, review, user
 
 from redline_canary.commands.profile import classify
-from redline_canary.corpus import load_corpus
-from redline_canary.evaluate import ScoreSettings, evaluate
-from redline_canary.profiles import PROFILES, get_profile
-from redline_canary.profiles.base import SIGNALS
-from redline_canary.scoring import RecordMeta
+from redline_canary.review.profiles import PROFILES, get_profile
+from redline_canary.review.profiles.base import SIGNALS
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.score.evaluate import ScoreSettings, evaluate
+from redline_canary.score.scoring import RecordMeta
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "profiles"

@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from factories import HUMAN, capture, inline, issue_comment, review, user
 
-from redline_canary.capture import comments_from_capture
-from redline_canary.comments import Comment
-from redline_canary.corpus import load_corpus
-from redline_canary.evaluate import ScoreSettings, evaluate
-from redline_canary.findings import Finding
-from redline_canary.profiles import get_profile
-from redline_canary.profiles.base import Extraction
-from redline_canary.scoring import RecordMeta
-from redline_canary.severity import Severity
+from redline_canary.corpus.severity import Severity
+from redline_canary.review.capture import comments_from_capture
+from redline_canary.review.comments import Comment
+from redline_canary.review.findings import Finding
+from redline_canary.review.profiles import get_profile
+from redline_canary.review.profiles.base import Extraction
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.score.evaluate import ScoreSettings, evaluate
+from redline_canary.score.scoring import RecordMeta
 
 DATA = Path(__file__).resolve().parent / "data" / "profiles"
 META = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7, tool_version="test")

@@ -29,9 +29,9 @@ try:
 except ImportError as exc:  # the sandbox is built by another engineer; skip until it lands
     pytest.skip(f"sandbox not usable yet: {exc}", allow_module_level=True)
 
-from redline_canary.corpus import load_corpus
-from redline_canary.corpus_model import publish
-from redline_canary.profiles import get_profile
+from redline_canary.corpus.model import publish
+from redline_canary.review.profiles import get_profile
+from redline_canary.run.corpus_files import load_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus"

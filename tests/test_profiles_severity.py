@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from redline_canary.comments import Comment
-from redline_canary.profiles import PROFILES, get_profile
-from redline_canary.severity import Severity
+from redline_canary.corpus.severity import Severity
+from redline_canary.review.comments import Comment
+from redline_canary.review.profiles import PROFILES, get_profile
 
 B, C, MJ, MN, INF = (Severity.BLOCKER, Severity.CRITICAL, Severity.MAJOR, Severity.MINOR,
                    Severity.INFO)

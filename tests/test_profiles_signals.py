@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from factories import HUMAN, capture, inline, issue_comment, review, user
 
-from redline_canary.capture import comments_from_capture
-from redline_canary.comments import Comment
-from redline_canary.corpus import load_corpus
-from redline_canary.evaluate import ScoreSettings, evaluate
-from redline_canary.profiles import get_profile
-from redline_canary.profiles.base import comment_from_reaction
-from redline_canary.scoring import RecordMeta, decide_outcome
+from redline_canary.review.capture import comments_from_capture
+from redline_canary.review.comments import Comment
+from redline_canary.review.profiles import get_profile
+from redline_canary.review.profiles.base import comment_from_reaction
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.score.evaluate import ScoreSettings, evaluate
+from redline_canary.score.scoring import RecordMeta, decide_outcome
 
 DATA = Path(__file__).resolve().parent / "data" / "profiles"
 META = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7, tool_version="test")
@@ -161,7 +161,7 @@ def test_signal(name: str, channel: str, body: str, expected: str) -> None:
 
 
 def test_every_vendor_has_signal_fixtures() -> None:
-    from redline_canary.profiles import PROFILES
+    from redline_canary.review.profiles import PROFILES
 
     assert set(PROFILES) - {name for name, *_ in SIGNALS} == {"generic"}
     seen = {expected for *_, expected in SIGNALS}
@@ -306,7 +306,7 @@ def test_reactions_without_meaning_are_not_activity() -> None:
     ("**Review failed**\nThe diff was too large.", "Review failed: The diff was too large."),
 ])
 def test_notice_quote_is_the_readable_head(body: str, quoted: str) -> None:
-    from redline_canary.profiles.base import quote
+    from redline_canary.review.profiles.base import quote
 
     assert quote(body) == quoted
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from redline_canary.corpus import load_corpus
-from redline_canary.corpus_model import publish
-from redline_canary.markers import parse_file
-from redline_canary.publication import publish_file, publish_markers, pushed_path
+from redline_canary.corpus.markers import parse_file
+from redline_canary.corpus.model import publish
+from redline_canary.corpus.publication import publish_file, publish_markers, pushed_path
+from redline_canary.run.corpus_files import load_corpus
 
 SEEDED = (
     "# SEED corpus: DO NOT MERGE\n"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_history import record
 
-from redline_canary.record import (
+from redline_canary.score.record import (
     SEVERITIES,
     Counts,
     Evidence,

@@ -17,8 +17,8 @@ import pytest
 from clirun import ROOT, cli
 from sandboxing import TOKEN, assert_no_canary_left, run_in_process
 
-from redline_canary.github_api import CANARY_TOPIC
-from redline_canary.recordings import REQUEST_HEADERS
+from redline_canary.github.client import CANARY_TOPIC
+from redline_canary.github.recordings import REQUEST_HEADERS
 from redline_canary.sandbox import BanditReviewer, Sandbox
 
 REPO = "acme/canary-mini"

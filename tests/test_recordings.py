@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from redline_canary.recordings import SCRUBBED, compare, interaction, learn, substitute, substitute_path
+from redline_canary.github.recordings import SCRUBBED, compare, interaction, learn, substitute, substitute_path
 
 TOKEN = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
 

@@ -10,8 +10,8 @@ import pytest
 from clirun import ROOT, cli_main
 from test_history import append_records, record
 
-from redline_canary.history import read_history
-from redline_canary.legacy_model import LEGACY_SCHEMA, LegacyError, parse_redline
+from redline_canary.report.legacy import LEGACY_SCHEMA, LegacyError, parse_redline
+from redline_canary.run.history import read_history
 
 SCORES = ROOT / "tests" / "data" / "redline" / "data" / "seed-scores.jsonl"
 

@@ -22,8 +22,8 @@ import pytest
 import yaml
 from clirun import ROOT, cli_main
 
-from redline_canary.corpus import load_corpus
-from redline_canary.corpus_model import lint, publish, view
+from redline_canary.corpus.model import lint, publish, view
+from redline_canary.run.corpus_files import load_corpus
 
 CHECKOUT = ROOT / "tests" / "data" / "redline"
 AWS_SHAPED = "AKIA" + "7QX2M9RB4TZK6WHP"  # assembled here so no file of this repo holds the shape

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from factories import capture, inline, review
 
-from redline_canary.comments import comment_from_github
-from redline_canary.corpus import load_corpus
-from redline_canary.evaluate import ScoreSettings, evaluate
-from redline_canary.profile_config import build_profiles
-from redline_canary.profiles import get_profile
-from redline_canary.redline_scale import SEVERITY_MAP, prefix_rule, to_scale
-from redline_canary.scoring import RecordMeta
-from redline_canary.severity import Severity
+from redline_canary.commands._profiles_file import build_profiles
+from redline_canary.corpus.redline_scale import SEVERITY_MAP, prefix_rule, to_scale
+from redline_canary.corpus.severity import Severity
+from redline_canary.review.comments import comment_from_github
+from redline_canary.review.profiles import get_profile
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.score.evaluate import ScoreSettings, evaluate
+from redline_canary.score.scoring import RecordMeta
 
 B, H, S = (SEVERITY_MAP[w].level for w in ("BLOCKER", "HIGH", "SUGGESTION"))
 

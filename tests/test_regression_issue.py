@@ -12,9 +12,8 @@ from typing import Any
 
 from records import as_records
 
-from redline_canary import regression_issue
-from redline_canary.history import record_problem
-from redline_canary.regression_issue import (
+from redline_canary.report import regression_issue
+from redline_canary.report.regression_issue import (
     MARKER,
     Links,
     OpenIssue,
@@ -24,6 +23,7 @@ from redline_canary.regression_issue import (
     plan,
     title,
 )
+from redline_canary.run.history import record_problem
 
 
 def judge(records: list[dict[str, Any]], run_ids: list[str]) -> list[TargetResult]:

@@ -19,8 +19,8 @@ from records import as_records
 from sandboxing import TOKEN, assert_no_canary_left
 from test_regression_issue import TARGET, pair, record
 
-from redline_canary.history import append_records
-from redline_canary.regression_issue import DEFAULT_LABEL, title
+from redline_canary.report.regression_issue import DEFAULT_LABEL, title
+from redline_canary.run.history import append_records
 from redline_canary.sandbox import IssueSummary, Sandbox
 
 METRICS = "acme/metrics"

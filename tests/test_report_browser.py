@@ -22,7 +22,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="chromium not installed (.ci/install-checkers installs it with apt-get)")
 pytest.importorskip("matplotlib", reason="the HTML report needs the [report] extra (matplotlib)")
-from redline_canary.report_html import render_html  # noqa: E402
+from redline_canary.report.html import render_html  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",

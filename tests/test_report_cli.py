@@ -17,7 +17,7 @@ from redline_canary import cli as cli_module
 from redline_canary.errors import BadInput
 
 pytest.importorskip("matplotlib", reason="the HTML report needs the [report] extra (matplotlib)")
-from redline_canary.report_html import INSTALL_HINT, _trend_figure, render_html
+from redline_canary.report.html import INSTALL_HINT, _trend_figure, render_html
 
 
 def test_markdown_goes_to_stdout_and_corrupt_lines_to_stderr(tmp_path: Path) -> None:

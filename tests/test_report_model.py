@@ -17,10 +17,9 @@ import pytest
 from clirun import ROOT
 from records import as_records
 
-from redline_canary import report_build
-from redline_canary.record import Record, RecordProblem
-from redline_canary.report_markdown import MARKDOWN_LIMIT, render_markdown
-from redline_canary.report_model import (
+from redline_canary.report import build as report_build
+from redline_canary.report.markdown import MARKDOWN_LIMIT, render_markdown
+from redline_canary.report.model import (
     ALWAYS_CAUGHT,
     INTERMITTENT,
     NEVER_CAUGHT,
@@ -30,8 +29,9 @@ from redline_canary.report_model import (
     classify,
     to_json,
 )
-from redline_canary.report_stats import sign_test
-from redline_canary.scoring import wilson
+from redline_canary.report.stats import sign_test
+from redline_canary.score.record import Record, RecordProblem
+from redline_canary.score.scoring import wilson
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
 FP_PY = "aaaaaaaaaaaaaaaa"

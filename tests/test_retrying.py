@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from redline_canary.clock import FakeClock
-from redline_canary.github_errors import ApiFailure, clean, decipher, decode_json
-from redline_canary.retrying import SECONDARY_DEFAULT_WAIT, RetryPolicy, parse_retry_after
+from redline_canary.github.decipher import ApiFailure, clean, decipher, decode_json
+from redline_canary.github.retry import SECONDARY_DEFAULT_WAIT, RetryPolicy, parse_retry_after
 
 NOW = 1_800_000_000.0
 SECONDARY = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."

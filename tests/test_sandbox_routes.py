@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from redline_canary import github_api
+from redline_canary.github import client as github_api
 from redline_canary.sandbox import api
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared/reference/github-fixtures"

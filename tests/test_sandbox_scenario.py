@@ -16,8 +16,8 @@ import httpx
 import pytest
 import yaml
 
-from redline_canary import github_api
 from redline_canary.cli import main
+from redline_canary.github import client as github_api
 from redline_canary.sandbox import Sandbox
 from redline_canary.sandbox.scenario import CANARY_TOPIC, ScenarioError, load_scenario, parse_scenario
 

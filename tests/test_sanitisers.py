@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_injection import runner_commands
 
-from redline_canary.render import inert_line, json_text, md_code, md_text, terminal_safe
+from redline_canary.report.text import inert_line, json_text, md_code, md_text, terminal_safe
 
 # Text biased towards what matters: Markdown and HTML punctuation, URL pieces, escapes
 # and control characters, plus any other character now and then.

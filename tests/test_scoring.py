@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from factories import HUMAN, capture, inline, issue_comment, review
 
-from redline_canary.corpus import load_corpus
-from redline_canary.evaluate import ScoreSettings, evaluate
-from redline_canary.profiles import get_profile
-from redline_canary.scoring import GateOptions, RecordMeta, wilson
-from redline_canary.severity import Severity
+from redline_canary.corpus.severity import Severity
+from redline_canary.review.profiles import get_profile
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.score.evaluate import ScoreSettings, evaluate
+from redline_canary.score.scoring import GateOptions, RecordMeta, wilson
 
 META = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7, tool_version="test")
 # Pushed lines of the mini stack in blind mode under prefix "p": app.py SEED1@5 (BLOCKER),

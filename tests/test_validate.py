@@ -13,9 +13,10 @@ import pytest
 from clirun import ROOT, cli_main
 from sandboxing import TOKEN, canary_sandbox
 
-from redline_canary import validate
+from redline_canary.commands import _validate as validate
 from redline_canary.errors import BadInput
-from redline_canary.runner import default_run_id
+from redline_canary.github.client import validate_api_url
+from redline_canary.run.runner import default_run_id
 from redline_canary.sandbox import BanditReviewer
 
 CORPUS = ROOT / "tests" / "data" / "corpus"
@@ -46,7 +47,7 @@ def test_bot_logins_are_accepted(value: str) -> None:
 @pytest.mark.parametrize("value", ["https://api.github.com", "https://ghe.example.com/api/v3",
                                    "http://127.0.0.1:8080", "http://[::1]:9000/"])
 def test_real_api_urls_are_accepted(value: str) -> None:
-    assert validate.api_url(value) == value
+    assert validate_api_url(value) == value
 
 
 def test_github_run_ids_and_the_local_default_are_always_valid(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,7 +60,7 @@ def test_github_run_ids_and_the_local_default_are_always_valid(monkeypatch: pyte
 
 def test_an_api_url_with_a_password_is_refused_without_echoing_it() -> None:
     with pytest.raises(BadInput) as exc:
-        validate.api_url("https://user:hunter2@ghe.example.com/api/v3")
+        validate_api_url("https://user:hunter2@ghe.example.com/api/v3")
     assert "hunter2" not in str(exc.value)
 
 

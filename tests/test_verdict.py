@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from records import as_record, as_records
 
-from redline_canary.record import Record, RecordProblem
-from redline_canary.verdict import combine_exit_codes, confirm, final_attempts, record_exit_code
+from redline_canary.errors import combine_exit_codes
+from redline_canary.score.record import Record, RecordProblem
+from redline_canary.score.verdict import confirm, final_attempts, record_exit_code
 
 
 @pytest.mark.parametrize("codes", list(itertools.permutations([0, 1, 3, 4, 2, 5])))

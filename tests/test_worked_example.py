@@ -34,13 +34,13 @@ import pytest
 from clirun import ROOT, cli_main
 from sandboxing import TOKEN, canary_sandbox
 
-from redline_canary.acknowledgements import parse
-from redline_canary.corpus import load_corpus
-from redline_canary.corpus_model import publish
-from redline_canary.record import Record
+from redline_canary.corpus.model import publish
+from redline_canary.run.corpus_files import load_corpus
 from redline_canary.sandbox import Sandbox
 from redline_canary.sandbox.reviewers import ReviewContext, Reviewer
-from redline_canary.verdict import GateOptions, decide, final_attempts
+from redline_canary.score.acknowledgements import parse
+from redline_canary.score.record import Record
+from redline_canary.score.verdict import GateOptions, decide, final_attempts
 
 REPO = "acme/canary-worked"
 METRICS = "acme/metrics"

@@ -30,10 +30,10 @@ from clirun import ROOT, cli_main
 from sandboxing import TOKEN, assert_no_canary_left, canary_sandbox
 from test_history import record
 
-from redline_canary.github_api import CANARY_TOPIC
-from redline_canary.history import identity, read_history
-from redline_canary.record import Record
+from redline_canary.github.client import CANARY_TOPIC
+from redline_canary.run.history import identity, read_history
 from redline_canary.sandbox import BanditReviewer, Sandbox, SilentReviewer
+from redline_canary.score.record import Record
 
 WORKFLOW = load_yaml(ROOT / "workflows" / "seed-canary.yml")
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())

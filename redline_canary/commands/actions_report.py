@@ -17,15 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from redline_canary.actions import ActionsEnv, append_summary, commands_suspended, emit, write_outputs
-from redline_canary.actions_annotations import annotation_commands
-from redline_canary.actions_outputs import action_outputs
-from redline_canary.actions_summary import job_summary
+from redline_canary.commands._actions_env import ActionsEnv, append_summary, commands_suspended, emit, write_outputs
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_PASS, BadInput
-from redline_canary.history import read_history
-from redline_canary.record import Record
-from redline_canary.render import inert_line
-from redline_canary.workflow_commands import workflow_command
+from redline_canary.report.action_outputs import action_outputs
+from redline_canary.report.annotations import annotation_commands
+from redline_canary.report.job_summary import job_summary
+from redline_canary.report.text import inert_line
+from redline_canary.report.workflow_commands import workflow_command
+from redline_canary.run.history import read_history
+from redline_canary.score.record import Record
 
 
 def register(sub: Any) -> None:

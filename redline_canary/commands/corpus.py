@@ -10,21 +10,25 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from redline_canary import __version__, audit, corpus_model, validate
-from redline_canary.capture import CaptureError, capture_meta, check_capture
+from redline_canary import __version__
 from redline_canary.clock import utc_now_iso
-from redline_canary.corpus import load_corpus, require_known_stack, require_stack
+from redline_canary.commands import _validate as validate
+from redline_canary.commands._options import load_profile, parse_floor, parse_kind, parse_mode
+from redline_canary.corpus import model as corpus_model
+from redline_canary.corpus.publication import MODES
+from redline_canary.corpus.severity import SCALE
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS, BadInput
-from redline_canary.evaluate import ScoreSettings, evaluate
-from redline_canary.files import atomic_write_text
-from redline_canary.history import open_regular, read_history
-from redline_canary.matching import DEFAULT_WINDOW
-from redline_canary.options import load_profile, parse_floor, parse_kind, parse_mode
-from redline_canary.publication import MODES
-from redline_canary.record import Record
-from redline_canary.render import inert_line, json_text
-from redline_canary.scoring import DEFAULT_FLOOR, RecordMeta
-from redline_canary.severity import SCALE
+from redline_canary.report.text import inert_line, json_text
+from redline_canary.report.worklist import worklist_markdown
+from redline_canary.review.capture import CaptureError, capture_meta, check_capture
+from redline_canary.run.corpus_files import load_corpus, require_known_stack, require_stack
+from redline_canary.run.files import atomic_write_text
+from redline_canary.run.history import open_regular, read_history
+from redline_canary.score import audit
+from redline_canary.score.evaluate import ScoreSettings, evaluate
+from redline_canary.score.matching import DEFAULT_WINDOW
+from redline_canary.score.record import Record
+from redline_canary.score.scoring import DEFAULT_FLOOR, RecordMeta
 
 
 def register(sub: Any) -> None:
@@ -215,7 +219,7 @@ def run_audit(args: argparse.Namespace) -> int:
     for warning in work.warnings:
         print(inert_line(f"warning: {warning}"), file=sys.stderr)
     if args.markdown:
-        atomic_write_text(args.markdown, audit.render_markdown(work) + "\n")
+        atomic_write_text(args.markdown, worklist_markdown(work) + "\n")
     if args.json:
         print(json_text({"reviews": work.reviews, "entries": [e.as_json() for e in work.entries]}))
         return EXIT_PASS

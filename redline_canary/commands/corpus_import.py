@@ -1,6 +1,6 @@
 """``corpus import --from redline SRC --out DIR``: a Redline checkout as this product's corpus.
 
-The edge of :mod:`redline_canary.redline_import`: it reads the checkout's ``seeded/`` and
+The edge of :mod:`redline_canary.corpus.redline_import`: it reads the checkout's ``seeded/`` and
 ``standards/`` into memory (bounded: a checkout is source, not data), converts, and writes
 the corpus all at once into a folder that did not exist or was empty, so a failed import
 leaves nothing half-written. The report (markers read, converted, rejected with
@@ -16,11 +16,11 @@ from typing import Any
 import yaml
 
 from redline_canary.commands.corpus import write_export
-from redline_canary.corpus import MAX_FILE_BYTES
+from redline_canary.corpus.redline_import import MAX_FILES, SIDE_TABLE, ImportResult, Note, convert
+from redline_canary.corpus.redline_scale import SEVERITY_MAP
 from redline_canary.errors import EXIT_PASS, BadInput
-from redline_canary.redline_import import MAX_FILES, SIDE_TABLE, ImportResult, Note, convert
-from redline_canary.redline_scale import SEVERITY_MAP
-from redline_canary.render import inert_line, json_text
+from redline_canary.report.text import inert_line, json_text
+from redline_canary.run.corpus_files import MAX_FILE_BYTES
 
 SOURCES = ("redline",)
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}

@@ -10,14 +10,14 @@ import sys
 import time
 from typing import Any
 
-from redline_canary import validate
-from redline_canary.corpus import load_corpus
-from redline_canary.cycle import BRANCH_PREFIX, CycleOptions
+from redline_canary.commands import _validate as validate
 from redline_canary.errors import BadInput, InfraFailure
-from redline_canary.github_api import CANARY_TOPIC
-from redline_canary.polling import PollConfig
-from redline_canary.runner import ProgressPrinter, run_targets, summary_table
-from redline_canary.targets import Target
+from redline_canary.github.client import CANARY_TOPIC
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.run.cycle import BRANCH_PREFIX, CycleOptions
+from redline_canary.run.runner import ProgressPrinter, run_targets, summary_table
+from redline_canary.run.targets import Target
+from redline_canary.score.polling import PollConfig
 
 DEMO_TOKEN = "demo-sandbox-credential"  # the sandbox's own; never a GitHub token
 BANDIT_STACKS = ("python", "microservices")

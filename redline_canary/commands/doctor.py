@@ -15,20 +15,19 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from redline_canary import validate
 from redline_canary.clock import wall_now
-from redline_canary.corpus import load_corpus, require_known_stack
-from redline_canary.corpus_model import CorpusData, view
-from redline_canary.cycle import LABEL
-from redline_canary.doctor import gather
-from redline_canary.doctor_checks import as_json, checklist, render_text
-from redline_canary.errors import BadInput, combine_exit_codes
-from redline_canary.github_api import GitHubClient, token_from_env
-from redline_canary.profile_config import load_profiles_file
-from redline_canary.profiles import get_profile
-from redline_canary.render import json_text
-from redline_canary.targets import load_targets_text, parse_targets, read_targets_arg
-from redline_canary.verdict import doctor_exit_code
+from redline_canary.commands import _validate as validate
+from redline_canary.commands._profiles_file import load_profiles_file
+from redline_canary.commands._targets import load_targets_text, parse_targets, read_targets_arg
+from redline_canary.corpus.model import CorpusData, view
+from redline_canary.errors import BadInput, combine_exit_codes, doctor_exit_code
+from redline_canary.github.client import GitHubClient, token_from_env, validate_api_url
+from redline_canary.github.doctor import gather
+from redline_canary.github.doctor_checks import as_json, checklist, render_text
+from redline_canary.report.text import json_text
+from redline_canary.review.profiles import get_profile
+from redline_canary.run.corpus_files import load_corpus, require_known_stack
+from redline_canary.run.cycle import LABEL
 
 
 def register(sub: Any) -> None:
@@ -67,7 +66,7 @@ def _targets(args: argparse.Namespace, extra: Sequence[str], corpus: Callable[[]
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    validate.api_url(args.api_url)
+    validate_api_url(args.api_url)
     extra = load_profiles_file(args.profiles) if args.profiles else {}
     corpus = functools.cache(lambda: load_corpus(args.corpus))  # read once, and only if a target needs it
     targets = _targets(args, sorted(extra), corpus)

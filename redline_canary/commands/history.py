@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from redline_canary import actions
+from redline_canary.commands import _actions_env as actions
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
-from redline_canary.history import folder_files, is_history_folder, merge
-from redline_canary.render import inert_line, json_text, md_text
-from redline_canary.workflow_commands import workflow_command
+from redline_canary.report.text import inert_line, json_text, md_text
+from redline_canary.report.workflow_commands import workflow_command
+from redline_canary.run.history import folder_files, is_history_folder, merge
 
 # GitHub refuses a push holding a file over 100 MB; warn well before, while there is time
 # to move to a folder of yearly files (DESIGN §8). A stats file that silently stopped

@@ -2,7 +2,7 @@
 
 The workflow's ``record`` job runs it against the metrics repository after the history is
 merged, with a token that may write issues there and nowhere else. What to do is decided
-by :mod:`redline_canary.regression_issue` (pure); this edge reads the history, lists the
+by :mod:`redline_canary.report.regression_issue` (pure); this edge reads the history, lists the
 open issues with the label, applies the actions and prints one line per target.
 
 Exit codes (verdict's table): 0 when every action was applied, whatever the gate said
@@ -21,15 +21,14 @@ from typing import Any, TextIO
 
 import httpx
 
-from redline_canary import validate
-from redline_canary.actions import ActionsEnv, commands_suspended
-from redline_canary.app_auth import Credentials, add_app_options
-from redline_canary.errors import CanaryError, mask, one_line
-from redline_canary.github_api import GitHubClient
-from redline_canary.history import run_records
-from redline_canary.regression_issue import DEFAULT_LABEL, Action, Links, OpenIssue, judge, plan
-from redline_canary.render import inert_line, json_text
-from redline_canary.verdict import EXIT_PASS, combine_exit_codes
+from redline_canary.commands import _validate as validate
+from redline_canary.commands._actions_env import ActionsEnv, commands_suspended
+from redline_canary.errors import EXIT_PASS, CanaryError, combine_exit_codes, mask
+from redline_canary.github.app_auth import Credentials, add_app_options
+from redline_canary.github.client import GitHubClient, validate_api_url
+from redline_canary.report.regression_issue import DEFAULT_LABEL, Action, Links, OpenIssue, judge, plan
+from redline_canary.report.text import inert_line, json_text
+from redline_canary.run.history import run_records
 
 _DONE = {"open": "opened", "comment": "commented on", "close": "closed", "nothing": "nothing"}
 _DRY = {"open": "would open", "comment": "would comment on", "close": "would close", "nothing": "nothing"}
@@ -112,7 +111,7 @@ class IssueOptions:
         links = Links(validate.link_url(args.run_url, "--run-url"),
                       validate.link_url(args.summary_url, "--summary-url"))
         label = validate.label(args.label, "--label")
-        api_url = validate.api_url(args.api_url)
+        api_url = validate_api_url(args.api_url)
         return cls(repo, args.history, run_ids, links, label, api_url, args.dry_run, args.json,
                    Credentials.from_args(args, env), ActionsEnv.from_env(env))
 
@@ -142,7 +141,7 @@ def issue(options: IssueOptions, *, out: TextIO, err: TextIO, transport: httpx.B
                     url = made_url or url
                 except CanaryError as exc:
                     codes.append(exc.exit_code)
-                    error = one_line(mask(str(exc)))
+                    error = inert_line(mask(str(exc)))
                     print(f"redline-canary: {error}", file=err)
             t = action.target
             rows.append({"repo": t.repo, "stack": t.stack, "reviewer": t.reviewer, "run_id": action.run_id,

@@ -4,7 +4,7 @@ The janitor deletes things in a repository people may also use, so it only ever 
 what this tool provably made, and proves it twice:
 
 - the branch name has the exact shape ``rc/<run-id>-<8 lowercase hex>`` that
-  :func:`redline_canary.cycle.branch_name` produces (``rc/2.4`` or ``rc/2.5-hotfix`` do
+  :func:`redline_canary.run.cycle.branch_name` produces (``rc/2.4`` or ``rc/2.5-hotfix`` do
   not), and
 - the run marker ``<!-- rc:run=<same run-id> -->`` is in the PR body (for an open PR) or in
   the head commit's message (for a branch with no open canary PR).
@@ -29,11 +29,11 @@ from typing import Any, TextIO
 
 import httpx
 
-from redline_canary import validate
-from redline_canary.app_auth import Credentials, add_app_options
-from redline_canary.cycle import BRANCH_PREFIX, RUN_MARKER, branch_name
+from redline_canary.commands import _validate as validate
 from redline_canary.errors import BadInput
-from redline_canary.github_api import CANARY_TOPIC, GitHubClient
+from redline_canary.github.app_auth import Credentials, add_app_options
+from redline_canary.github.client import CANARY_TOPIC, GitHubClient, validate_api_url
+from redline_canary.run.cycle import BRANCH_PREFIX, RUN_MARKER, branch_name
 
 # ``rc/<run-id>-<8 hex>``: the run id may itself contain ``-``, the token never does, so
 # the last ``-`` separates them. Anchored at both ends (\Z: no trailing newline).
@@ -170,7 +170,7 @@ class JanitorOptions:
             validate.stack(args.stack)
             if not args.run_id:
                 raise BadInput("--stack: only together with --run-id")
-        api_url = validate.api_url(args.api_url)
+        api_url = validate_api_url(args.api_url)
         return cls(args.repo, age, args.run_id, args.stack, api_url, args.dry_run, args.json,
                    Credentials.from_args(args, env))
 

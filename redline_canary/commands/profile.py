@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from redline_canary.comments import REACTION_CHANNEL, Channel, Comment
+from redline_canary.commands._options import load_profile
+from redline_canary.commands._profiles_file import load_profiles_file
+from redline_canary.corpus.severity import SCALE
 from redline_canary.errors import EXIT_PASS, BadInput
-from redline_canary.options import load_profile
-from redline_canary.profile_config import load_profiles_file
-from redline_canary.profiles import PROFILES, Profile
-from redline_canary.render import inert_line, json_text, terminal_safe
-from redline_canary.severity import SCALE
+from redline_canary.report.text import inert_line, json_text, terminal_safe
+from redline_canary.review.comments import REACTION_CHANNEL, Channel, Comment
+from redline_canary.review.profiles import PROFILES, Profile
 
 CHANNELS = ("inline", "review", "issue", REACTION_CHANNEL)
 

@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from redline_canary.actions import ActionsEnv, commands_suspended
+from redline_canary.commands._actions_env import ActionsEnv, commands_suspended
 from redline_canary.errors import EXIT_PASS, BadInput
-from redline_canary.history import read_history
-from redline_canary.legacy_history import read_legacy
-from redline_canary.legacy_model import LegacyRun, legacy_rows
-from redline_canary.render import inert_line, json_text
-from redline_canary.report_build import build_report
-from redline_canary.report_markdown import render_markdown
-from redline_canary.report_model import to_json
+from redline_canary.report.build import build_report
+from redline_canary.report.legacy import LegacyRun, legacy_rows
+from redline_canary.report.markdown import render_markdown
+from redline_canary.report.model import to_json
+from redline_canary.report.text import inert_line, json_text
+from redline_canary.run.history import read_history
+from redline_canary.run.legacy_history import read_legacy
 
 
 def register(sub: Any) -> None:
@@ -105,7 +105,7 @@ def report(options: ReportOptions, *, out: TextIO, err: TextIO) -> int:
     for note in board.skipped[len(read.corrupt):]:
         print(inert_line(f"{path}: {note} — skipped"), file=err)
     if options.html:
-        from redline_canary.report_html import render_html
+        from redline_canary.report.html import render_html
 
         files = render_html(board, options.html)
         print(f"{options.html}: wrote {len(files)} files (open {Path(options.html) / 'index.html'})", file=err)

@@ -12,27 +12,35 @@ from typing import Any, TextIO
 
 import httpx
 
-from redline_canary import validate
-from redline_canary.app_auth import AppCredentials, add_app_options, app_credentials, resolve_auth
 from redline_canary.clock import utc_now_iso
-from redline_canary.corpus import load_corpus, require_stack
-from redline_canary.corpus_model import CorpusData
-from redline_canary.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
-from redline_canary.errors import BadInput, mask, one_line
-from redline_canary.history import read_history
-from redline_canary.options import (
+from redline_canary.commands import _validate as validate
+from redline_canary.commands._options import (
     add_default_flag,
     add_scoring_options,
     gate_options,
-    load_acknowledgements,
     parse_floor,
 )
-from redline_canary.polling import PollConfig
-from redline_canary.profile_config import load_profiles_file
-from redline_canary.recorder import Recorder
-from redline_canary.render import json_text
-from redline_canary.runner import default_run_id, run_targets, summary_table
-from redline_canary.targets import Target, load_targets_text, parse_targets, read_targets_arg
+from redline_canary.commands._profiles_file import load_profiles_file
+from redline_canary.commands._targets import (
+    load_acknowledgements,
+    load_targets_text,
+    parse_targets,
+    read_targets_arg,
+    with_gate,
+)
+from redline_canary.corpus.model import CorpusData
+from redline_canary.errors import BadInput, mask
+from redline_canary.github.app_auth import AppCredentials, add_app_options, app_credentials, resolve_auth
+from redline_canary.github.client import validate_api_url
+from redline_canary.github.recorder import Recorder
+from redline_canary.report.text import inert_line, json_text
+from redline_canary.review.profiles import Profile
+from redline_canary.run.corpus_files import load_corpus, require_stack
+from redline_canary.run.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
+from redline_canary.run.history import read_history
+from redline_canary.run.runner import default_run_id, run_targets, summary_table
+from redline_canary.run.targets import Target
+from redline_canary.score.polling import PollConfig
 
 MAX_TIMEOUT_MINUTES = 24 * 60  # a day: longer than any CI job may run
 MAX_CONFIRM = 10  # the janitor recognises attempts up to 50; 10 re-runs is already a lot
@@ -71,9 +79,13 @@ def add_target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prefix", help="single target: folder to push the corpus under")
 
 
-def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str]) -> list[Target]:
-    """Targets from the flags, --targets or CANARY_TARGETS, validated before any request."""
-    extra = sorted(load_profiles_file(args.profiles)) if getattr(args, "profiles", None) else []
+def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str],
+                    profiles: Mapping[str, Profile] | None = None) -> list[Target]:
+    """Targets from the flags, --targets or CANARY_TARGETS, validated before any request.
+    ``profiles`` are the ``--profiles`` file's (read once by the caller)."""
+    if profiles is None:
+        profiles = load_profiles_file(args.profiles) if getattr(args, "profiles", None) else {}
+    extra = sorted(profiles)
     if args.repo or args.stack:
         if args.targets:
             raise BadInput("--targets and --repo/--stack: give one or the other")
@@ -111,7 +123,7 @@ def check_run_options(args: argparse.Namespace) -> None:
     validate.integer(args.parallel, "--parallel", low=1, high=64)
     validate.integer(args.budget_share, "--budget-share", low=1, high=256)
     validate.integer(args.window, "--window", low=0, high=validate.MAX_WINDOW)
-    validate.api_url(args.api_url)
+    validate_api_url(args.api_url)
     if args.run_id is not None:
         validate.run_id(args.run_id)
     if args.history:
@@ -147,7 +159,8 @@ class RunOptions:
         check_run_options(args)
         app = app_credentials(args.app_id, args.app_private_key, env)
         corpus = load_corpus(args.corpus)
-        targets = resolve_targets(args, corpus, env)
+        profiles = load_profiles_file(args.profiles) if args.profiles else {}
+        targets = resolve_targets(args, corpus, env, profiles)
         for stack in sorted({t.stack for t in targets}):
             require_stack(corpus, stack)
         today = utc_now_iso()[:10]
@@ -155,7 +168,7 @@ class RunOptions:
                              require_citation=args.require_citation, blocker_gate=args.blocker_gate,
                              baseline=args.baseline,
                              acknowledgements=load_acknowledgements(args.acknowledgements, today))
-        targets = [t.with_gate(rules, today) for t in targets]
+        targets = [with_gate(t, rules, today) for t in targets]
         baseline_from = args.baseline_history or args.history
         needs_history = any(t.gate is not None and t.gate.baseline for t in targets) or rules.baseline
         past = read_history(baseline_from).records if needs_history and baseline_from else []
@@ -165,7 +178,7 @@ class RunOptions:
             window=args.window, floor=parse_floor(args.floor),
             gate=rules, confirm=args.confirm, baseline_history=tuple(past),
             save_captures=Path(args.save_captures) if args.save_captures else None,
-            profiles_file=args.profiles,
+            profiles=profiles,
         )
         return cls(tuple(targets), corpus, cycle, args.api_url, Path(args.history) if args.history else None,
                    args.parallel, args.budget_share, args.dry_run, args.json,
@@ -208,7 +221,7 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
     else:
         print(summary_table(result.records) if result.records else "no records", file=out)
         for target, exc in result.failures:
-            print(f"{target.label}: {one_line(mask(str(exc)))}", file=err)
+            print(f"{target.label}: {inert_line(mask(str(exc)))}", file=err)
         if history:
             print(f"history: {len(result.records)} record(s) appended to {history}", file=out)
         if recorder is not None:

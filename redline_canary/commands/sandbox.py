@@ -40,7 +40,7 @@ import threading
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from redline_canary import validate
+from redline_canary.commands import _validate as validate
 from redline_canary.errors import BadInput
 
 if TYPE_CHECKING:
@@ -244,9 +244,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from redline_canary.render import inert_line, json_text
-    from redline_canary.verdict import verify_exit_code
-    from redline_canary.verify import load_recording, render, verify
+    from redline_canary.errors import verify_exit_code
+    from redline_canary.report.text import inert_line, json_text
+    from redline_canary.sandbox.verify import load_recording, render, verify
 
     outcomes = verify(load_recording(args.dir), reviewer=args.reviewer)
     differ = sum(bool(o.differences) for o in outcomes)

@@ -18,35 +18,37 @@ from typing import Any, TextIO
 
 import httpx
 
-from redline_canary import __version__, validate
-from redline_canary.app_auth import Credentials, add_app_options
-from redline_canary.baseline import comparable_runs, compare
-from redline_canary.capture import CaptureError, capture_meta, check_capture
+from redline_canary import __version__
 from redline_canary.clock import utc_now_iso
-from redline_canary.corpus import load_corpus, require_stack
-from redline_canary.corpus_model import CorpusData
-from redline_canary.defaults import default
-from redline_canary.errors import BadInput
-from redline_canary.evaluate import ScoreSettings, evaluate, evaluate_findings
-from redline_canary.files import atomic_write_text
-from redline_canary.findings import Finding
-from redline_canary.findings_import import FindingsError, parse_findings
-from redline_canary.history import append_records, open_regular, read_history
-from redline_canary.options import (
+from redline_canary.commands import _validate as validate
+from redline_canary.commands._options import (
     add_default_flag,
     add_scoring_options,
     gate_options,
-    load_acknowledgements,
     load_profile,
     parse_floor,
     parse_kind,
     parse_mode,
 )
-from redline_canary.record import Record
-from redline_canary.render import inert_line, json_text, render_baseline, render_record
-from redline_canary.scoring import RecordMeta
-from redline_canary.severity import Severity
-from redline_canary.verdict import GateOptions, decide, record_exit_code
+from redline_canary.commands._targets import load_acknowledgements
+from redline_canary.corpus.model import CorpusData
+from redline_canary.corpus.severity import Severity
+from redline_canary.errors import BadInput
+from redline_canary.github.app_auth import Credentials, add_app_options
+from redline_canary.github.client import validate_api_url
+from redline_canary.report.text import inert_line, json_text, render_baseline, render_record
+from redline_canary.review.capture import CaptureError, capture_meta, check_capture
+from redline_canary.review.findings import Finding
+from redline_canary.review.findings_file import FindingsError, parse_findings
+from redline_canary.run.corpus_files import load_corpus, require_stack
+from redline_canary.run.files import atomic_write_text
+from redline_canary.run.history import append_records, open_regular, read_history
+from redline_canary.score.baseline import comparable_runs, compare
+from redline_canary.score.defaults import default
+from redline_canary.score.evaluate import ScoreSettings, evaluate, evaluate_findings
+from redline_canary.score.record import Record
+from redline_canary.score.scoring import RecordMeta
+from redline_canary.score.verdict import GateOptions, decide, record_exit_code
 
 OFFLINE_REPO = "offline/review"  # the record's repo for a review that never was a PR
 MAX_FINDINGS_BYTES = 32 << 20
@@ -173,7 +175,7 @@ def check_score_options(args: argparse.Namespace) -> None:
         validate.repo(args.repo, "--repo")
     if args.pr is not None:
         validate.integer(args.pr, "--pr", low=1, high=2**31 - 1)
-    validate.api_url(args.api_url)
+    validate_api_url(args.api_url)
     if args.run_id is not None:
         validate.run_id(args.run_id)
     if args.stack is not None:
@@ -277,7 +279,7 @@ def _read_capture(path: str) -> dict[str, Any]:
 
 
 def _live_capture(source: LivePR, transport: httpx.BaseTransport | None) -> dict[str, Any]:
-    from redline_canary.github_api import GitHubClient
+    from redline_canary.github.client import GitHubClient
 
     auth = source.credentials.auth(source.api_url, transport=transport)
     client = GitHubClient(auth.for_repo(source.repo), api_url=source.api_url, transport=transport)

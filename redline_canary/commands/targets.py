@@ -14,16 +14,16 @@ import os
 import sys
 from typing import Any
 
-from redline_canary.actions import annotate_error, append_summary, write_outputs
-from redline_canary.actions_outputs import matrix_entry
-from redline_canary.actions_summary import md
 from redline_canary.clock import utc_now_iso
+from redline_canary.commands._actions_env import annotate_error, append_summary, write_outputs
+from redline_canary.commands._targets import load_acknowledgements, with_gate
 from redline_canary.commands.run import add_target_options, resolve_targets
-from redline_canary.corpus import load_corpus
 from redline_canary.errors import EXIT_PASS, BadInput
-from redline_canary.options import load_acknowledgements
-from redline_canary.targets import Target
-from redline_canary.verdict import GateOptions
+from redline_canary.report.action_outputs import matrix_entry
+from redline_canary.report.job_summary import md
+from redline_canary.run.corpus_files import load_corpus
+from redline_canary.run.targets import Target
+from redline_canary.score.verdict import GateOptions
 
 MAX_MATRIX = 256  # GitHub: a matrix generates at most 256 jobs per workflow run
 
@@ -67,7 +67,7 @@ def run_targets_command(args: argparse.Namespace) -> int:
         # fails the plan job, naming the entry, before any pull request is opened.
         today = utc_now_iso()[:10]
         run_gate = GateOptions(acknowledgements=load_acknowledgements(args.acknowledgements, today))
-        targets = [t.with_gate(run_gate, today) for t in targets]
+        targets = [with_gate(t, run_gate, today) for t in targets]
         matrix = build_matrix(targets) if args.matrix else None
     except BadInput as exc:
         annotate_error("Invalid canary targets", str(exc))

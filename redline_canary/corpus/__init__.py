@@ -1,0 +1,1 @@
+"""The corpus: markers, rules, the clean twin, publication. Pure: no I/O."""

@@ -1,0 +1,1 @@
+"""Scorecards, summaries, annotations, the scoreboard. Pure except html (matplotlib, a process pool)."""

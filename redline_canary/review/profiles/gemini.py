@@ -1,0 +1,56 @@
+"""Gemini Code Assist, the consumer GitHub app (reviewer-dialects §4; sunset July 2026).
+
+Severity is the badge image on the first line of an inline comment, keyed on its alt
+text or file stem (``codereviewagent/high-priority.svg``). The "Summary of Changes"
+comment and the help text are walkthroughs, never findings, and come before the review:
+alone they are a placeholder. "## Code Review" opens every finished review body.
+"""
+
+from __future__ import annotations
+
+from redline_canary.corpus.severity import Severity
+from redline_canary.review.profiles.base import Profile, rule
+from redline_canary.review.profiles.dialect import compile_table
+
+
+def _badge(*stems: str) -> str:
+    names = "|".join(stems)
+    return rf"!\[(?:{names})\]|codereviewagent/(?:{names})\.svg"
+
+
+GEMINI = Profile(
+    name="gemini",
+    description="Gemini Code Assist; critical/high/medium/low priority badges",
+    logins=frozenset({"gemini-code-assist[bot]"}),
+    any_bot=False,
+    trigger_phrases=("/gemini", "@gemini-code-assist"),
+    severity_patterns=compile_table([
+        (_badge("critical", "security-critical"), Severity.BLOCKER),
+        (_badge("high", "high-priority"), Severity.CRITICAL),
+        (_badge("medium", "medium-priority"), Severity.MAJOR),
+        (_badge("low", "low-priority"), Severity.MINOR),
+    ]),
+    signal_rules=(
+        # reviewer-dialects §4 (refs 39673545358, 38860890989): unsupported file types;
+        # quota wording from tool authors (ref 69379069987).
+        rule("skipped", r"unable to generate a review|daily quota|reached your daily quota"),
+        # After the July 2026 sunset (reviewer-dialects §4): any "no longer available".
+        rule("skipped", r"Gemini Code Assist (?:is|has been) (?:no longer|discontinued|shut down)"
+                        r"|code review activity has (?:officially )?ceased"),
+        rule("error", r"Gemini encountered an error"),
+        rule("clean", r"I have no (?:additional )?feedback to provide"),
+        # "## Code Review" opens every review body (reviewer-dialects §4).
+        rule("done", r"^#+\s*Code Review\b", channels=("review",)),
+        # The summary comment ("I'm currently reviewing this pull request and will post my
+        # feedback shortly") comes before the review: alone, it is not one.
+        rule("progress", r"^#+\s*Summary of Changes\b|Using Gemini Code Assist|^#+\s*Gemini Code Assist\b",
+             placeholder=True),
+    ),
+    labels=(
+        (Severity.BLOCKER, "![critical] badge (also ![security-critical])"),
+        (Severity.CRITICAL, "![high] high-priority badge"),
+        (Severity.MAJOR, "![medium] medium-priority badge"),
+        (Severity.MINOR, "![low] low-priority badge"),
+        (None, "no badge: INFO"),
+    ),
+)

@@ -1,0 +1,161 @@
+"""How a reviewer's notices read (DESIGN §6): the vendor-neutral vocabulary and its helpers. Pure.
+
+A reviewer body that no rule of its profile explains and that reads like a notice is a
+notice, never a clean pass. Vendors reword their skip, quota and billing notices more
+often than anything else, so the vocabulary is vendor-neutral on purpose: a reworded
+notice must fail safe (silent), never read as "found nothing". Kept apart from the
+profile interface so that the words can be read, and changed, on their own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from redline_canary.review.extraction import quote
+
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+_FLAGS = re.IGNORECASE | re.MULTILINE
+# Words that make a notice an *error* (the reviewer broke) rather than a skip.
+_ERROR_WORDS = re.compile(
+    r"\b(?:errors?|failed|failure|something went wrong|crash(?:ed)?|timed out|internal)\b", _FLAGS
+)
+_SKIP_WORDS = re.compile(
+    r"\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed|plan"
+    r"|upgrade|paused|too (?:large|big|many files)|not enabled|rate[- ]?limit(?:s|ed)?|disabled|declined"
+    r"|suspended|expired|exhausted|insufficient)\b",
+    _FLAGS,
+)
+# Phrases, for bodies a done/clean/progress rule explains: a "Review completed" that also
+# says "skipped — limit reached" is a notice. Each phrase is about the reviewer's own run
+# (review skipped, limit reached, unable to review), so prose that merely names the
+# defect ("adds error handling", "rate limiting") never reads as one.
+_DECLINED = r"(?:skipped|paused|failed|disabled|declined|not enabled|rate[- ]limited|cancell?ed|aborted|blocked)\b"
+_AUX = r"(?:was|were|has been|have been|is|are)\s+"
+_NOTICE_PHRASES = (
+    # The review itself was skipped, paused, failed, disabled…
+    rf"\breviews?\s+(?:{_AUX})?{_DECLINED}",
+    rf"\breviews?\b[^.\n]{{0,30}}?\b{_AUX}{_DECLINED}",
+    r"\b(?:skipped|skipping|declined|stopped)\s+(?:the |this |your |automatic |auto[- ])?(?:code )?reviews?\b",
+    # …the reviewer could not review…
+    r"\b(?:unable|not able|wasn't able|was not able|couldn't|could not|cannot|can't|did not|didn't)\s+(?:to\s+)?"
+    r"(?:review|generate (?:a |the )?review|(?:complete|start) (?:the |this |a )?review"
+    r"|process (?:this|the) (?:pull request|PR))\b",
+    # …a limit, quota, allowance or credit ran out…
+    r"\b(?:review|usage|spend|overage|trial|credit|monthly|weekly|daily|hourly|plan|pr review)[- ]limits?\s+"
+    r"(?:has been |was |is )?(?:reached|exceeded|hit)\b",
+    r"\b(?:reached|exceeded|hit|used up|exhausted)\s+(?:your|the|their|its|our|this|a)\b[^.\n]{0,40}?"
+    r"\b(?:limits?|quotas?|allowance|credits?)\b",
+    r"\b(?:out of|no remaining|insufficient|not enough)\s+(?:\w+\s+)?credits\b",
+    r"\bcredits?\s+(?:are |have been |has been )?(?:exhausted|used up|depleted)\b|\boverage (?:spend )?limit\b",
+    r"\bupgrade (?:your|to (?:a |the )?)\s*(?:\w+\s+){0,2}plan\b|\bbilling (?:issue|problem|error|details|limit)\b",
+    r"\b(?:used|spent) (?:up )?(?:all )?(?:of )?(?:your|its|their|the)\b[^.\n]{0,30}?\b(?:reviews|credits|quota"
+    r"|allowance)\b",
+    # …the change is too big…
+    r"\b(?:larger|bigger) than the (?:review |size |diff )?limit\b",
+    r"\bexceeds? (?:the |our |your )?(?:maximum|max|review|size|diff|file)\b[^.\n]{0,30}?\b(?:limit|number|size)\b",
+    r"\btoo (?:large|big|many files(?: changed)?)\s+(?:to|for)\s+(?:a\s+)?review\b|^\W*too many files changed\b",
+    # …the reviewer broke, or is not switched on.
+    # "Copilot encountered an error", "Cursor Bugbot failed": a named reviewer opens the line.
+    r"^\W*(?:(?-i:[A-Z])[\w-]*\s+){1,3}(?:encountered an error|ran into an error|failed)\b",
+    r"\b(?:encountered an|an (?:unexpected |internal )?)error\b[^.\n]{0,40}?\b(?:while|when)"
+    r" (?:reviewing|generating)\b",
+    r"\bsomething went wrong\b",
+    r"\bfailed to (?:review|generate (?:a |the )?review|(?:complete|post|start) (?:the |this |a )?review)\b",
+    r"\bnot (?:enabled|available) (?:for|on|in) (?:this|your) (?:repository|repo|organization|account)\b",
+    r"^\W*(?:rate limit (?:exceeded|reached)|review limit reached|usage limit reached)\b",
+)
+NOTICE_PHRASES = re.compile("|".join(_NOTICE_PHRASES), _FLAGS)
+# Bare words, for bodies no rule explains and that cite no finding (and the phrases).
+NOTICE_WORDS = re.compile(
+    NOTICE_PHRASES.pattern
+    + r"|\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed"
+    r"|plan|upgrade|unable|failed|failure|errors?|paused|too (?:large|big|many files)|not enabled"
+    r"|rate[- ]?limit(?:s|ed)?|(?:wasn't|was not|not) able to|couldn't|could not|cannot|disabled"
+    r"|declined|unavailable|suspended|expired|exhausted|insufficient)\b",
+    _FLAGS,
+)
+# "Working on it" bodies no rule knows: a placeholder, not activity, so a reviewer that
+# never got past "Reviewing your changes…" before the timeout is silent, never clean.
+WORKING_PHRASES = re.compile(
+    r"^\W*(?:[\w-]+\s+){0,3}(?:is|are|am) (?:now |currently )?(?:reviewing|analy[sz]ing|processing|working on"
+    r"|generating|preparing)\b|\bwork in progress\b|\bplease wait\b|\bthis (?:may|might|will|can) take (?:a few"
+    r"|several|some|up to)\b|^\W*(?:preparing|generating|reviewing|analy[sz]ing|processing)\b[^.\n]{0,80}(?:\.\.\.|…)",
+    _FLAGS,
+)
+# Words that make a sentence describe the code under review rather than the reviewer's
+# own run: "returns 429 when the client exceeded the rate limit", "adds retries if the
+# upload failed". A vocabulary match after one of them in its sentence is no notice.
+_DESCRIBING = re.compile(
+    r"\b(?:when|whenever|if|unless|once|until|after|before|while|so that|instead of|handles?|handled|handling"
+    r"|retr(?:y|ies|ied|ying)|adds?|added|adding|fix(?:es|ed|ing)?|prevents?|avoids?|tests?|returns?|throws?"
+    r"|raises?|logs?|logged|catch(?:es)?|caught|should|would|shows?|displays?|renders?|maps?|surfaces?"
+    r"|this (?:pull request|PR|change|patch|commit)|introduc\w+|updat\w+|implement\w*|configur\w+|now)\b",
+    _FLAGS,
+)
+
+
+def first_notice(prose: str, vocabulary: re.Pattern[str]) -> re.Match[str] | None:
+    """The first vocabulary match in ``prose`` that speaks of the reviewer, not the code.
+
+    Only the phrases, read in bodies a done/clean rule explains, skip describing
+    sentences: there the prose is a review's overview of the PR. In a body nothing
+    explains, every word counts (DESIGN §6: a notice must fail safe).
+    """
+    for m in vocabulary.finditer(prose):
+        start = max(prose.rfind(c, 0, m.start()) for c in ".!?\n") + 1
+        if vocabulary is not NOTICE_PHRASES or _DESCRIBING.search(prose, start, m.start()) is None:
+            return m
+    return None
+
+
+_FENCE = re.compile(r"^[ \t>]*(```|~~~).*?^[ \t>]*\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_URL = re.compile(r"\(?https?://[^\s)\]>\"']+\)?")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+
+
+def notice_text(body: str) -> str:
+    """The prose of a body, as notice detection reads it: no HTML comments or tags, no
+    code, no URLs. Markers are the rules' business; code and links are the PR's words."""
+    text = _HTML_COMMENT.sub(" ", body)
+    text = _FENCE.sub(" ", text)
+    text = _URL.sub(" ", text)
+    text = _TAG.sub(" ", text)
+    return _INLINE_CODE.sub(" ", text)
+
+
+def notice_kind(text: str) -> Literal["error", "skipped"]:
+    """``error`` when the notice says the reviewer broke, else ``skipped`` (it declined)."""
+    if _ERROR_WORDS.search(text) and not _SKIP_WORDS.search(text):
+        return "error"
+    return "skipped"
+
+
+def excerpt(body: str, pattern: re.Pattern[str]) -> str:
+    """The body from the line that carries the notice, when the body's head does not say it.
+
+    A record quotes the head of a notice (:func:`quote`); a notice buried under a review
+    heading, an overview paragraph or a table header must still be what the record shows.
+    A match that spans lines (a marker, then the status it governs) is quoted from the line
+    where it ends: that is where the decisive word is.
+    """
+    head = quote(body)
+    if pattern.search(head) or pattern.search(notice_text(head)):
+        return body
+    m = pattern.search(body)
+    if m is not None:
+        at = m.end() - 1 if "\n" in m[0] else m.start()
+        return body[body.rfind("\n", 0, at) + 1:]
+    lines = body.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if pattern.search(notice_text(line)):
+            return "".join(lines[i:])
+    return body
+
+
+__all__ = [
+    "NOTICE_PHRASES", "NOTICE_WORDS", "WORKING_PHRASES", "excerpt", "first_notice", "notice_kind",
+    "notice_text",
+]

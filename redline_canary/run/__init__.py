@@ -1,0 +1,1 @@
+"""Running targets: the cycle, the runner, history files, corpus files, crash logs."""

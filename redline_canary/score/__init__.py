@@ -1,0 +1,1 @@
+"""Matching, numbers, the gate and the history record. Pure: no I/O."""
