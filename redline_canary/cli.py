@@ -1,19 +1,36 @@
-"""The one edge that turns exceptions into messages and exit codes (DESIGN §9).
+"""The one edge that turns exceptions into messages and exit codes (docs/cli.md, "Exit codes").
 
 Each subcommand lives in ``redline_canary/commands/<name>.py`` and exposes
-``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
+``register(subparsers)``, which adds its parser and sets ``func(args) -> int``. The list
+below imports each one by name, so a missing or broken command fails at once, loudly.
 Nothing below this module calls ``sys.exit``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from redline_canary import __version__
+from redline_canary.commands import (
+    actions_report,
+    corpus,
+    demo,
+    doctor,
+    gate,
+    history,
+    issue,
+    janitor,
+    profile,
+    report,
+    run,
+    sandbox,
+    score,
+    targets,
+)
 from redline_canary.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -26,22 +43,10 @@ from redline_canary.report.text import inert_line
 from redline_canary.run.crash import crash_line, write_crash_log
 
 # Order is the order shown in --help.
-COMMAND_MODULES = [
-    "doctor",
-    "run",
-    "score",
-    "corpus",
-    "janitor",
-    "report",
-    "history",
-    "gate",
-    "issue",
-    "targets",
-    "actions_report",
-    "profile",
-    "sandbox",
-    "demo",
-]
+COMMANDS: tuple[ModuleType, ...] = (
+    doctor, run, score, corpus, janitor, report, history, gate, issue, targets, actions_report, profile,
+    sandbox, demo,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,13 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"redline_canary.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"redline_canary.commands.{name}":
-                continue  # not built yet
-            raise
+    for module in COMMANDS:
         module.register(sub)
     return parser
 

@@ -15,8 +15,8 @@ from typing import Final, Literal
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_GATE_FAILED", "EXIT_INFRA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_MEANINGS",
            "EXIT_PASS", "EXIT_SILENT", "OUTCOME_WORDS", "BadInput", "CanaryError", "InfraFailure", "TargetEnd",
-           "TeardownIncomplete", "combine_exit_codes", "doctor_exit_code", "mask", "outcome_exit_code",
-           "outcome_word", "register_secret", "run_exit_code", "verify_exit_code"]
+           "TeardownIncomplete", "combine_exit_codes", "doctor_exit_code", "exit_code_legend", "mask",
+           "outcome_exit_code", "outcome_word", "register_secret", "run_exit_code", "verify_exit_code"]
 
 # --- the exit-code table (docs/cli.md) --------------------------------------------------
 EXIT_PASS: Final = 0
@@ -95,6 +95,11 @@ def doctor_exit_code(statuses: Iterable[Literal["ok", "warn", "fail", "info", "s
 def verify_exit_code(differences: int) -> int:
     """``sandbox verify``: any interaction the sandbox answers differently fails (exit 1)."""
     return EXIT_GATE_FAILED if differences else EXIT_PASS
+
+
+def exit_code_legend() -> str:
+    """Every code with its meaning on one line, as the action's ``exit-code`` output says it."""
+    return ", ".join(f"{code} {meaning}" for code, meaning in EXIT_MEANINGS.items())
 
 
 def outcome_word(exit_code: int) -> str:

@@ -6,13 +6,15 @@
 * ``integration``: everything else — the real CLI, the sandbox over real sockets, files,
   subprocesses.
 
-Run one tier with ``pytest -m unit`` (seconds), ``-m contract`` or ``-m integration``.
+The tier is the folder a test lives in (``tests/unit/``, ``tests/contract/``,
+``tests/integration/``): nothing to list by hand. Run one tier with ``pytest tests/unit``
+(or ``-m unit``), ``tests/contract`` or ``tests/integration``. Shared helpers are the
+``tests.helpers`` package.
 """
 
 from __future__ import annotations
 
 import socket
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,19 +23,10 @@ from typing import Any
 import pytest
 
 from redline_canary.sandbox import Sandbox
+from tests.helpers.sandboxing import TOKEN
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sandboxing import TOKEN  # noqa: E402  (found through the path just added)
-
-UNIT = {
-    "test_actions_render", "test_markers", "test_matching", "test_profiles_checks", "test_profiles_config",
-    "test_profiles_locations", "test_profiles_severity", "test_profiles_signals", "test_publication",
-    "test_report_model", "test_retrying", "test_sanitisers", "test_scoring", "test_verdict", "test_core_purity",
-    "test_regression_issue", "test_pacing", "test_redline_parity", "test_record", "test_citations",
-    "test_doctor_checks", "test_recordings",
-}
-CONTRACT = {"test_sandbox_contract", "test_sandbox_openapi", "test_sandbox_routes"}
+TIERS = ("unit", "contract", "integration")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -45,8 +38,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        module = item.path.stem
-        tier = "unit" if module in UNIT else "contract" if module in CONTRACT else "integration"
+        tier = item.path.parent.name
+        if tier not in TIERS:
+            raise pytest.UsageError(f"{item.path}: a test lives in tests/unit, tests/contract or tests/integration")
         item.add_marker(tier)
 
 

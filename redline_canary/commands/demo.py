@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from redline_canary.commands import _validate as validate
-from redline_canary.errors import BadInput, InfraFailure
+from redline_canary.errors import EXIT_MEANINGS, EXIT_SILENT, BadInput, InfraFailure
 from redline_canary.github.client import CANARY_TOPIC
 from redline_canary.run.corpus_files import load_corpus
 from redline_canary.run.cycle import BRANCH_PREFIX, CycleOptions
@@ -62,7 +62,9 @@ def run_demo(args: argparse.Namespace) -> int:
     else:
         print(summary_table(result.records))
         print(f"\nhistory: {len(result.records)} record(s) appended to {history}")
-        print(f"exit code {result.exit_code} (0 pass, 1 gate failed, 3 silent reviewer)")
+        print(f"exit code {result.exit_code}: {EXIT_MEANINGS.get(result.exit_code, 'unexpected')}"
+              + (" (expected here: the go reviewer never answers, and silence is never a score)"
+                 if result.exit_code == EXIT_SILENT else ""))
     print(f"teardown: {open_prs} PR(s) and {branches} canary branch(es) left; "
           f"took {time.monotonic() - started:.1f}s", file=sys.stderr)
     if open_prs or branches:

@@ -32,6 +32,7 @@ from redline_canary.clock import Clock, RealClock
 from redline_canary.errors import BadInput, InfraFailure, register_secret
 from redline_canary.github.decipher import ApiFailure, decipher, decode_json
 from redline_canary.github.doctor_checks import Answer
+from redline_canary.github.forge import CHANNEL_PATHS, BaseCommit, ChannelState
 from redline_canary.github.pacing import Pacer
 from redline_canary.github.recorder import Recorder
 from redline_canary.github.retry import RetryPolicy, time_scale_from_env
@@ -41,11 +42,6 @@ TOKEN_VARS = ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN")
 # A repository opts in to receiving seeded PRs by carrying this topic, so a typo in the
 # targets can never open a PR full of vulnerabilities on a real project.
 CANARY_TOPIC = "redline-canary"
-CHANNEL_PATHS = {
-    "review_comments": "pulls/{n}/comments",
-    "reviews": "pulls/{n}/reviews",
-    "issue_comments": "issues/{n}/comments",
-}
 REACTIONS_PATH = "issues/{n}/reactions"
 PER_PAGE = 100  # GitHub's maximum
 MAX_PAGES = 50  # 5 000 items per list: far beyond any review, short of a runaway loop
@@ -115,19 +111,6 @@ def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
     u = httpx.URL(str(url))
     port = u.port or (443 if u.scheme == "https" else 80)
     return u.scheme, u.host, port
-
-
-@dataclass(frozen=True)
-class BaseCommit:
-    branch: str
-    sha: str
-    tree_sha: str
-
-
-@dataclass
-class ChannelState:
-    etag: str | None = None
-    items: list[dict[str, Any]] | None = None
 
 
 class GitHubClient:

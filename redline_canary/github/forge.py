@@ -2,16 +2,38 @@
 
 The cycle (and its tests) depend on this, not on the HTTP client: everything GitHub-shaped
 that the cycle does is one of these calls, so a reader sees the whole seam on one screen.
-``GitHubClient`` is the implementation; retries and pacing live behind it.
+The protocol owns the types it speaks in (a base commit, a channel's poll state), so it
+does not import its implementation: ``github/client.py`` (``GitHubClient``) implements it,
+with retries and pacing behind it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from redline_canary.github.client import BaseCommit, ChannelState
 from redline_canary.github.retry import RetryPolicy
+
+# The three channels a reviewer speaks in, and where each is read.
+CHANNEL_PATHS = {
+    "review_comments": "pulls/{n}/comments",
+    "reviews": "pulls/{n}/reviews",
+    "issue_comments": "issues/{n}/comments",
+}
+
+
+@dataclass(frozen=True)
+class BaseCommit:
+    branch: str
+    sha: str
+    tree_sha: str
+
+
+@dataclass
+class ChannelState:
+    etag: str | None = None
+    items: list[dict[str, Any]] | None = None
 
 
 class Forge(Protocol):

@@ -20,8 +20,7 @@ from redline_canary.clock import Cancelled, Clock, RealClock, utc_now_iso
 from redline_canary.corpus.model import CorpusData, fingerprint, publish
 from redline_canary.corpus.severity import Severity
 from redline_canary.errors import BadInput, CanaryError, mask
-from redline_canary.github.client import CHANNEL_PATHS, BaseCommit, ChannelState
-from redline_canary.github.forge import Forge
+from redline_canary.github.forge import CHANNEL_PATHS, BaseCommit, ChannelState, Forge
 from redline_canary.github.retry import RetryPolicy
 from redline_canary.review.capture import comments_from_capture
 from redline_canary.review.comments import comment_from_reaction
@@ -238,7 +237,7 @@ class TargetCycle:
         comments = comments_from_capture(self._capture(pr))
         extraction = self.profile.extract(comments)
         before = (pr.poll.activity, pr.poll.stable)
-        observe(pr.poll, config, self.clock.now(), activity_fingerprint(comments, self.profile), extraction)
+        observe(pr.poll, config, self.clock.now(), activity_fingerprint(comments, self.profile.is_reviewer), extraction)
         if (pr.poll.activity, pr.poll.stable) != before and not pr.poll.verdict:
             self.progress(self._label(pr), describe(pr.poll, config, self.clock.now()))
         return pr.poll.verdict

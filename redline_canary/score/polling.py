@@ -8,12 +8,11 @@ it did something. No activity before the timeout means *silent*, which is never 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from redline_canary.review.comments import Comment
 from redline_canary.review.extraction import Extraction, Signal
-from redline_canary.review.profiles.base import Profile
 from redline_canary.score.defaults import default
 
 FINAL_SIGNALS: tuple[Signal, ...] = ("done", "clean", "skipped", "error")
@@ -45,10 +44,11 @@ class PollState:
     unconfirmed: str | None = None
 
 
-def activity_fingerprint(comments: Sequence[Comment], profile: Profile) -> str:
-    """Changes whenever the reviewer adds, edits or removes anything."""
+def activity_fingerprint(comments: Sequence[Comment], is_reviewer: Callable[[Comment], bool]) -> str:
+    """Changes whenever the reviewer adds, edits or removes anything. ``is_reviewer`` is the
+    profile's own test (``profile.is_reviewer``): polling needs no more of the profile."""
     digest = hashlib.sha256()
-    for c in sorted((c for c in comments if profile.is_reviewer(c)),
+    for c in sorted((c for c in comments if is_reviewer(c)),
                     key=lambda c: (c.channel, c.id)):
         digest.update(f"{c.channel}:{c.id}:{c.state}:{len(c.body)}:".encode())
         digest.update(c.body.encode())

@@ -1,0 +1,437 @@
+"""The bad-input probe: every command, many wrong values, one promise (DESIGN §9, README).
+
+For each case the CLI must exit 2, say so in exactly one line on stderr (ours,
+``redline-canary: <where>: ...``, or argparse's ``redline-canary <cmd>: error: ...``),
+print no traceback, and write or change no file. A user who mistypes a flag or a target
+gets a message naming the key, not exit 5 with a crash log and not a half-made PR.
+
+Cases run in-process through ``redline_canary.cli.main`` (fast); the working directory
+is an empty temporary folder, so a default output path (``history/seed-scores.jsonl``)
+that got written would show up in the snapshot.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from redline_canary.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+MINI = ROOT / "tests" / "data" / "corpus"
+CAPTURE = ROOT / "tests" / "data" / "captures" / "python-bandit-seeded.json"
+OTHERS = "owned by the history/escaping work"
+
+Mutation = Callable[[dict[str, Any]], Any]
+
+
+@dataclass
+class Case:
+    name: str
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    owner: str | None = None  # set: the fix lives in another engineer's files (xfail)
+
+
+def _set(path: str, value: Any) -> Mutation:
+    """Mutation setting ``a.b[0].c`` of a capture to ``value`` (or deleting it: ...)."""
+    def apply(doc: dict[str, Any]) -> Any:
+        keys: list[Any] = []
+        for part in path.replace("]", "").replace("[", ".").split("."):
+            keys.append(int(part) if part.isdigit() else part)
+        target: Any = doc
+        for k in keys[:-1]:
+            target = target[k]
+        if value is ...:
+            del target[keys[-1]]
+        else:
+            target[keys[-1]] = value
+        return doc
+    return apply
+
+
+CAPTURE_MUTATIONS: dict[str, Mutation] = {
+    "top-level-list": lambda d: [d],
+    "pull-not-object": _set("pull", [1]),
+    "pull-number-string": _set("pull.number", "1"),
+    "repo-int": _set("repo", 5),
+    "review-comments-missing": _set("review_comments", ...),
+    "review-comments-object": _set("review_comments", {"0": {}}),
+    "comment-not-object": _set("review_comments[0]", "hello"),
+    "comment-body-int": _set("review_comments[0].body", 7),
+    "comment-line-string": _set("review_comments[0].line", "12"),
+    "comment-line-bool": _set("review_comments[0].line", True),
+    "comment-start-line-float": _set("review_comments[0].start_line", 1.5),
+    "comment-id-string": _set("review_comments[0].id", "abc"),
+    "comment-id-missing": _set("review_comments[0].id", ...),
+    "comment-path-list": _set("review_comments[0].path", ["a.py"]),
+    "comment-user-list": _set("review_comments[0].user", ["me"]),
+    "comment-user-login-int": _set("review_comments[0].user.login", 3),
+    "comment-reply-to-string": _set("review_comments[0].in_reply_to_id", "x"),
+    "review-not-object": _set("reviews[0]", 3),
+    "review-state-int": _set("reviews[0].state", 1),
+    "issue-comments-string": _set("issue_comments", "none"),
+    "reactions-object": lambda d: {**d, "reactions": {}},
+    "reaction-user-string": lambda d: {**d, "reactions": [{"id": 1, "content": "+1", "user": "bot"}]},
+    "reaction-id-string": lambda d: {**d, "reactions": [{"id": "one", "content": "+1"}]},
+    "check-run-output-list": lambda d: {**d, "check_runs": [{"id": 1, "name": "x", "output": []}]},
+    "check-run-app-slug-int": lambda d: {**d, "check_runs": [{"id": 1, "app": {"slug": 9}}]},
+    "check-runs-string": lambda d: {**d, "check_runs": "x"},
+    "manifest-list": _set("manifest", []),
+    "manifest-stack-list": _set("manifest.stack", ["python"]),
+    "manifest-stack-path": _set("manifest.stack", "../python"),
+    "manifest-kind-int": _set("manifest.kind", 1),
+    "manifest-kind-unknown": _set("manifest.kind", "dirty"),
+    "manifest-mode-bool": _set("manifest.mode", False),
+    "manifest-attempt-string": _set("manifest.attempt", "1"),
+    "manifest-prefix-escape": _set("manifest.prefix", "../../etc"),
+    "manifest-reviewer-int": _set("manifest.reviewer", 4),
+}
+
+RUN = ["run", "--dry-run", "--corpus", "{mini}", "--repo", "acme/canary-mini", "--stack", "mini"]
+RUN_T = ["run", "--dry-run", "--corpus", "{mini}"]
+SCORE = ["score", "--capture", "{capture}"]
+JAN = ["janitor", "--repo", "acme/canary-mini", "--api-url", "http://127.0.0.1:9"]
+ISS = ["issue", "--repo", "acme/metrics", "--history", "{assets}/history.jsonl", "--api-url", "http://127.0.0.1:9"]
+
+
+def _targets(*items: Any) -> str:
+    return json.dumps(list(items))
+
+
+def _t(**extra: Any) -> str:
+    return _targets({"repo": "acme/canary-mini", "stack": "mini", **extra})
+
+
+CASES: list[Case] = [
+    # --- run: ids, numbers, URLs, paths ---------------------------------------------
+    *[Case(f"run-run-id-{n}", [*RUN, f"--run-id={v}"]) for n, v in [
+        ("empty", ""), ("slash", "a/b"), ("space", "a b"), ("long", "x" * 101), ("dotdot", "a..b"),
+        ("leading-dot", ".r"), ("unicode", "rün"), ("newline", "r1\n"), ("marker-breaker", "x-->"),
+        ("star", "*")]],
+    *[Case(f"run-{flag.strip('-')}-{n}", [*RUN, f"{flag}={v}"]) for flag, n, v in [
+        ("--poll-interval", "nan", "nan"), ("--poll-interval", "inf", "inf"),
+        ("--poll-interval", "negative", "-1"), ("--poll-interval", "zero", "0"),
+        ("--poll-interval", "word", "soon"), ("--poll-interval", "huge", "1e9"),
+        ("--timeout-minutes", "nan", "nan"), ("--timeout-minutes", "negative", "-5"),
+        ("--timeout-minutes", "inf", "inf"), ("--timeout-minutes", "huge", "1e9"),
+        ("--timeout-minutes", "zero", "0"),
+        ("--min-recall", "above-1", "1.5"), ("--min-recall", "negative", "-0.1"),
+        ("--min-recall", "nan", "nan"), ("--min-recall", "inf", "inf"),
+        ("--parallel", "zero", "0"), ("--parallel", "huge", "100000"), ("--parallel", "float", "2.5"),
+        ("--confirm", "negative", "-1"), ("--confirm", "huge", "1000"),
+        ("--window", "negative", "-1"), ("--window", "huge", "100000"),
+        ("--stable-polls", "zero", "0"), ("--stable-polls", "huge", "1000000"),
+        ("--floor", "unknown", "HUGE"),
+        ("--api-url", "ftp", "ftp://example.com"), ("--api-url", "credentials", "https://user:pw@ghe.example"),
+        ("--api-url", "user-only", "https://token@ghe.example"), ("--api-url", "no-host", "https://"),
+        ("--api-url", "query", "https://ghe.example/api?x=1"), ("--api-url", "fragment", "https://ghe.example/#f"),
+        ("--api-url", "words", "not a url"), ("--api-url", "bad-port", "https://ghe.example:99999"),
+        ("--api-url", "no-scheme", "ghe.example/api/v3"),
+        ("--history", "under-a-file", "{assets}/afile/h.jsonl"),  # a folder is a history (DESIGN §8)
+        ("--save-captures", "a-file", "{assets}/afile"),
+        ("--save-captures", "under-a-file", "{assets}/afile/caps"),
+    ]],
+    # --- run: a single target from flags ----------------------------------------------
+    *[Case(f"run-flag-repo-{n}", [*RUN_T, "--stack", "mini", f"--repo={v}"]) for n, v in [
+        ("trailing-newline", "acme/x\n"), ("three-parts", "acme/x/y"), ("no-owner", "/x"),
+        ("no-name", "acme/"), ("space", "ac me/x"), ("leading-hyphen", "-acme/x"),
+        ("owner-too-long", "a" * 40 + "/x"), ("name-too-long", "acme/" + "x" * 101), ("dotdot", "acme/.."),
+        ("no-slash", "acme"), ("tab", "acme/x\t"), ("url", "https://github.com/acme/x")]],
+    *[Case(f"run-flag-base-{n}", [*RUN, f"--base={v}"]) for n, v in [
+        ("dotdot", "a..b"), ("tilde", "main~1"), ("caret", "main^"), ("colon", "a:b"), ("space", "has space"),
+        ("lock", "x.lock"), ("leading-dash", "-x"), ("trailing-slash", "x/"), ("at-brace", "main@{1}"),
+        ("star", "feat*"), ("question", "a?"), ("bracket", "a[1"), ("backslash", "a\\b"),
+        ("dot-component", "a/.b"), ("trailing-dot", "a."), ("double-slash", "a//b"), ("control", "a\x01b")]],
+    *[Case(f"run-flag-prefix-{n}", [*RUN, f"--prefix={v}"]) for n, v in [
+        ("parent", "../escape"), ("absolute", "/abs"), ("backslash", "a\\b"), ("inner-parent", "a/../../b"),
+        ("nul", "a\x00b"), ("newline", "a\nb"), ("dot", "./x"), ("double-slash", "a//b")]],
+    Case("run-flag-mode", [*RUN, "--mode", "blindish"]),
+    Case("run-flag-reviewer", [*RUN, "--reviewer", "hal"]),
+    Case("run-flag-stack", [*RUN_T, "--repo", "acme/x", "--stack", "cobol"]),
+    Case("run-flag-repo-without-stack", [*RUN_T, "--repo", "acme/x"]),
+    Case("run-flag-and-targets", [*RUN, "--targets", _t()]),
+    Case("run-no-targets", RUN_T),
+    # --- run: --targets JSON / YAML / CANARY_TARGETS -----------------------------------
+    *[Case(f"run-targets-{n}", [*RUN_T, "--targets", v]) for n, v in [
+        ("stack-list", _targets({"repo": "acme/x", "stack": ["mini"]})),
+        ("stack-int", _targets({"repo": "acme/x", "stack": 3})),
+        ("reviewer-list", _t(reviewer=["copilot"])), ("reviewer-int", _t(reviewer=1)),
+        ("reviewer-true", _t(reviewer=True)), ("reviewer-object", _t(reviewer={"name": "x"})),
+        ("mode-int", _t(mode=1)), ("mode-list", _t(mode=["blind"])), ("mode-false", _t(mode=False)),
+        ("login-int", _t(login=5)), ("login-list-int", _t(login=[1])), ("login-empty", _t(login=[""])),
+        ("login-newline", _t(login="bot\n")),
+        ("base-int", _t(base=1)), ("base-dotdot", _t(base="a..b")), ("base-list", _t(base=["main"])),
+        ("prefix-list", _t(prefix=["a"])), ("prefix-parent", _t(prefix="../x")),
+        ("prefix-absolute", _t(prefix="/etc")),
+        ("repo-int", _targets({"repo": 1, "stack": "mini"})),
+        ("repo-newline", _targets({"repo": "acme/x\n", "stack": "mini"})),
+        ("repo-null", _targets({"repo": None, "stack": "mini"})),
+        ("unknown-key", _t(branch="x")), ("number", "42"), ("empty-list", "[]"),
+        ("item-string", '["acme/x"]'), ("duplicate", _targets(*[{"repo": "acme/x", "stack": "mini"}] * 2)),
+        ("truncated", '[{"repo": "acme/x"'), ("targets-not-list", '{"targets": 5}'),
+        ("missing-file", "{assets}/nope.json"), ("folder", "{assets}/adir"),
+        ("yaml-mixed-keys", "{assets}/mixed-keys.yml"), ("yaml-scalar", "{assets}/scalar.yml"),
+        ("binary", "{assets}/binary.json")]],
+    Case("run-env-targets", RUN_T, env={"CANARY_TARGETS": _targets({"repo": "acme/x\n", "stack": "mini"})}),
+    Case("run-env-targets-garbage", RUN_T, env={"CANARY_TARGETS": "{{{"}),
+    Case("run-big-corpus", ["run", "--dry-run", "--corpus", "{assets}/big-corpus", "--repo", "acme/x",
+                            "--stack", "mini"]),
+    Case("run-profiles-missing", [*RUN, "--profiles", "{assets}/nope.yml"]),
+    # --- targets (validates with run's code) ------------------------------------------
+    Case("targets-repo-newline", ["targets", "--corpus", "{mini}", "--repo", "acme/x\n", "--stack", "mini"]),
+    Case("targets-prefix-escape", ["targets", "--corpus", "{mini}", "--targets", _t(prefix="../..")]),
+    Case("targets-base-bad", ["targets", "--corpus", "{mini}", "--matrix", "--targets", _t(base="x y")]),
+    Case("targets-reviewer-list", ["targets", "--corpus", "{mini}", "--targets", _t(reviewer=[])]),
+    Case("targets-big-corpus", ["targets", "--corpus", "{assets}/big-corpus", "--repo", "acme/x",
+                                "--stack", "mini"]),
+    # --- score: captures with wrong shapes ----------------------------------------------
+    *[Case(f"score-capture-{name}", ["score", "--capture", f"{{assets}}/capture-{name}.json"])
+      for name in CAPTURE_MUTATIONS],
+    Case("score-capture-missing", ["score", "--capture", "{assets}/nope.json"]),
+    Case("score-capture-folder", ["score", "--capture", "{assets}/adir"]),
+    Case("score-capture-not-json", ["score", "--capture", "{assets}/afile"]),
+    Case("score-capture-binary", ["score", "--capture", "{assets}/binary.json"]),
+    # --- score: flags ------------------------------------------------------------------
+    *[Case(f"score-{n}", [*SCORE, *extra]) for n, extra in [
+        ("window-negative", ["--window", "-1"]), ("window-huge", ["--window", "1000000"]),
+        ("window-word", ["--window", "wide"]),
+        ("min-recall-2", ["--min-recall", "2"]), ("min-recall-nan", ["--min-recall", "nan"]),
+        ("floor", ["--floor", "nope"]), ("floor-empty", ["--floor", ""]),
+        ("kind", ["--kind", "both"]), ("mode", ["--mode", "x"]),
+        ("stack-path", ["--stack", "../python"]), ("stack-unknown", ["--stack", "cobol"]),
+        ("run-id-slash", ["--run-id", "a/b"]), ("run-id-long", ["--run-id", "r" * 200]),
+        ("prefix-parent", ["--prefix", "../x"]), ("login-empty", ["--login", ""]),
+        ("login-spaces", ["--login", " bot "]),
+        ("history-under-file", ["--history", "{assets}/afile/h.jsonl"]),
+        ("save-capture-folder", ["--save-capture", "{assets}/adir"]),
+        ("save-capture-itself", ["--save-capture", "{capture}"]),
+        ("baseline-without-history", ["--baseline"]), ("reviewer", ["--reviewer", "hal"]),
+        ("profiles-missing", ["--profiles", "{assets}/nope.yml"]),
+        ("corpus-missing", ["--corpus", "{assets}/nope"]), ("corpus-big", ["--corpus", "{assets}/big-corpus",
+                                                                            "--stack", "mini"]),
+        ("corpus-big-rules", ["--corpus", "{assets}/big-rules", "--stack", "mini"]),
+    ]],
+    *[Case(f"score-live-{n}", ["score", *extra]) for n, extra in [
+        ("repo-newline", ["--repo", "acme/x\n", "--pr", "1"]), ("pr-zero", ["--repo", "acme/x", "--pr", "0"]),
+        ("pr-negative", ["--repo", "acme/x", "--pr", "-3"]), ("pr-missing", ["--repo", "acme/x"]),
+        ("api-url-ftp", ["--repo", "acme/x", "--pr", "1", "--api-url", "ftp://x"]),
+        ("api-url-credentials", ["--repo", "acme/x", "--pr", "1", "--api-url", "https://u:p@h"]),
+        ("both-sources", ["--repo", "acme/x", "--capture", "{capture}"]), ("no-source", []),
+    ]],
+    # --- corpus ------------------------------------------------------------------------
+    Case("corpus-lint-big", ["corpus", "lint", "--corpus", "{assets}/big-corpus"]),
+    Case("corpus-show-big", ["corpus", "show", "--corpus", "{assets}/big-corpus"]),
+    Case("corpus-lint-big-rules", ["corpus", "lint", "--corpus", "{assets}/big-rules"]),
+    Case("corpus-lint-missing", ["corpus", "lint", "--corpus", "{assets}/nope"]),
+    Case("corpus-lint-a-file", ["corpus", "lint", "--corpus", "{assets}/afile"]),
+    Case("corpus-show-unknown-stack", ["corpus", "show", "--corpus", "{mini}", "--stack", "cobol"]),
+    Case("corpus-no-action", ["corpus"]),
+    # --- janitor -----------------------------------------------------------------------
+    *[Case(f"janitor-older-than-{n}", [*JAN, f"--older-than={v}"]) for n, v in [
+        ("zero", "0s"), ("zero-days", "0d"), ("negative", "-1h"), ("exponent", "1e400h"), ("nan", "nanh"),
+        ("inf", "infd"), ("too-long", "400d"), ("huge", "99999999999d"), ("empty", ""), ("no-unit", "2"),
+        ("unknown-unit", "2w"), ("words", "two hours")]],
+    *[Case(f"janitor-run-id-{n}", [*JAN, f"--run-id={v}"]) for n, v in [
+        ("empty", ""), ("slash", "a/b"), ("long", "9" * 101), ("regex", "a.*"), ("newline", "r\n")]],
+    Case("janitor-stack-without-run-id", [*JAN, "--stack", "python"]),
+    Case("janitor-stack-path", [*JAN, "--run-id", "r1", "--stack", "../python"]),
+    Case("janitor-repo-newline", ["janitor", "--repo", "acme/x\n", "--api-url", "http://127.0.0.1:9"]),
+    Case("janitor-repo-no-slash", ["janitor", "--repo", "acme", "--api-url", "http://127.0.0.1:9"]),
+    Case("janitor-api-url-credentials", ["janitor", "--repo", "acme/x", "--api-url", "https://u:p@h"]),
+    Case("janitor-api-url-query", ["janitor", "--repo", "acme/x", "--api-url", "http://h/?x=1"]),
+    Case("janitor-no-repo", ["janitor"]),
+    # --- gate / report / history (readers owned by the history work) -------------------
+    Case("gate-history-folder", ["gate", "{assets}/adir", "--run-id", "r1"]),
+    Case("gate-history-missing", ["gate", "{assets}/nope.jsonl", "--run-id", "r1"]),
+    Case("gate-no-run-id", ["gate", "{assets}/history.jsonl"]),
+    Case("gate-unknown-run", ["gate", "{assets}/history.jsonl", "--run-id", "nobody"]),
+    Case("gate-corrupt-history", ["gate", "{assets}/corrupt.jsonl", "--run-id", "r1"]),
+    Case("gate-binary-history", ["gate", "{assets}/binary.json", "--run-id", "r1"]),
+    # --- issue (the regression issue) -------------------------------------------------
+    Case("issue-no-repo", ["issue", "--history", "{assets}/history.jsonl", "--run-id", "r1"]),
+    Case("issue-no-run-id", ISS),
+    Case("issue-no-history", ["issue", "--repo", "acme/metrics", "--run-id", "r1"]),
+    Case("issue-repo-no-slash", [*ISS[:2], "acme", *ISS[3:], "--run-id", "r1"]),
+    Case("issue-history-missing", [*ISS[:4], "{assets}/nope.jsonl", *ISS[5:], "--run-id", "r1"]),
+    Case("issue-history-folder", [*ISS[:4], "{assets}/adir", *ISS[5:], "--run-id", "r1"]),
+    Case("issue-history-corrupt", [*ISS[:4], "{assets}/corrupt.jsonl", *ISS[5:], "--run-id", "r1"]),
+    Case("issue-unknown-run", [*ISS, "--run-id", "nobody"]),
+    Case("issue-run-id-slash", [*ISS, "--run-id", "a/b"]),
+    *[Case(f"issue-run-url-{n}", [*ISS, "--run-id", "r1", "--run-url", v]) for n, v in [
+        ("javascript", "javascript:alert(1)"), ("space", "https://h/a b"), ("angle", "https://h/<x>"),
+        ("credentials", "https://u:p@h/run"), ("no-host", "https:///run"), ("empty", ""), ("paren-quote", "https://h/')")]],
+    Case("issue-summary-url-newline", [*ISS, "--run-id", "r1", "--summary-url", "https://h/s\n"]),
+    *[Case(f"issue-label-{n}", [*ISS, "--run-id", "r1", "--label", v]) for n, v in [
+        ("comma", "a,b"), ("empty", ""), ("long", "x" * 51), ("blank-around", " x"), ("newline", "x\n")]],
+    Case("issue-api-url-query", [*ISS[:6], "http://h/?x=1", "--run-id", "r1"]),
+    Case("issue-no-token", [*ISS, "--run-id", "r1"], env={"GITHUB_TOKEN": ""}),
+    Case("report-missing", ["report", "{assets}/nope.jsonl"]),
+    Case("report-since", ["report", "{assets}/history.jsonl", "--since", "2025-13-01"]),
+    Case("report-since-words", ["report", "{assets}/history.jsonl", "--since", "last week"]),
+    Case("report-markdown-folder", ["report", "{assets}/history.jsonl", "--markdown", "{assets}/adir"]),
+    Case("report-binary", ["report", "{assets}/binary.json"]),
+    Case("history-merge-no-fragment", ["history", "merge", "{work}/out.jsonl"]),
+    Case("history-merge-missing-fragment", ["history", "merge", "{work}/out.jsonl", "{assets}/nope.jsonl"]),
+    # --- profile ---------------------------------------------------------------------
+    Case("profile-classify-missing-body", ["profile", "classify", "--reviewer", "copilot", "--channel", "inline",
+                                           "--body-file", "{assets}/nope.txt"]),
+    Case("profile-classify-folder-body", ["profile", "classify", "--reviewer", "copilot", "--channel",
+                                          "inline", "--body-file", "{assets}/adir"]),
+    Case("profile-classify-binary-body", ["profile", "classify", "--reviewer", "copilot", "--channel",
+                                          "inline", "--body-file", "{assets}/binary.json"]),
+    Case("profile-classify-reviewer", ["profile", "classify", "--reviewer", "hal", "--channel", "inline",
+                                       "--body-file", "{assets}/afile"]),
+    Case("profile-classify-channel", ["profile", "classify", "--reviewer", "copilot", "--channel", "smoke",
+                                      "--body-file", "{assets}/afile"]),
+    Case("profile-list-profiles-missing", ["profile", "list", "--profiles", "{assets}/nope.yml"]),
+    Case("profile-list-profiles-garbage", ["profile", "list", "--profiles", "{assets}/binary.json"]),
+    # --- sandbox ---------------------------------------------------------------------
+    *[Case(f"sandbox-serve-{n}", ["sandbox", "serve", *extra]) for n, extra in [
+        ("port-70000", ["--port", "70000"]), ("port-negative", ["--port", "-1"]),
+        ("port-word", ["--port", "http"]), ("latency-nan", ["--latency", "nan"]),
+        ("latency-negative", ["--latency", "-1"]), ("latency-inf", ["--latency", "inf"]),
+        ("repo-three-parts", ["--repo", "a/b/c"]), ("repo-newline", ["--repo", "a/b\n"]),
+        ("reviewer", ["--reviewer", "alien"])]],
+    # --- demo ------------------------------------------------------------------------
+    Case("demo-history-folder", ["demo", "--history", "{assets}/adir"]),
+    Case("demo-history-under-a-file", ["demo", "--history", "{assets}/afile/demo.jsonl"]),
+    # --- argparse level -----------------------------------------------------------------
+    Case("unknown-command", ["frobnicate"]),
+    Case("unknown-flag", ["run", "--frobnicate"]),
+]
+
+
+def _make_assets(root: Path) -> None:
+    """Every input file the cases point at, made once."""
+    (root / "adir").mkdir()
+    (root / "afile").write_text("just text, not JSON\n")
+    (root / "binary.json").write_bytes(b"\xff\xfe\x00\x81garbage")
+    (root / "mixed-keys.yml").write_text("- {repo: acme/x, stack: mini, 1: a, true: b}\n")
+    (root / "scalar.yml").write_text("just a sentence\n")
+    doc = json.loads(CAPTURE.read_text())
+    doc["reviews"] = doc["reviews"] or [{"id": 1, "body": "ok", "state": "COMMENTED"}]
+    for name, mutate in CAPTURE_MUTATIONS.items():
+        (root / f"capture-{name}.json").write_text(json.dumps(mutate(copy.deepcopy(doc))))
+    big = root / "big-corpus"
+    shutil.copytree(MINI, big)
+    (big / "seeded" / "mini" / "huge.py").write_text("x = 1\n" * 200_000)  # 1.2 MB
+    (big / "clean" / "mini" / "huge.py").write_text("x = 1\n" * 200_000)
+    big_rules = root / "big-rules"
+    shutil.copytree(MINI, big_rules)
+    with (big_rules / "rules.yml").open("a") as fh:
+        fh.write("#" + "x" * (1 << 20) + "\n")
+    # A real record, as ``score --history`` writes it (exit 1: bandit misses the BLOCKERs).
+    assert main(["score", "--capture", str(CAPTURE), "--run-id", "r1", "--history",
+                 str(root / "history.jsonl")]) == 1
+    (root / "corrupt.jsonl").write_text("{not json\n[1, 2]\n")
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("assets")
+    _make_assets(root)
+    return root
+
+
+def _snapshot(*roots: Path) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in dirnames + filenames:
+                p = Path(dirpath) / name
+                st = p.lstat()
+                out[str(p)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _param(case: Case) -> Any:
+    marks = [pytest.mark.xfail(strict=False, reason=case.owner)] if case.owner else []
+    return pytest.param(case, id=case.name, marks=marks)
+
+
+def run_case(case: Case, assets: Path, work: Path, monkeypatch: pytest.MonkeyPatch,
+             capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    for var in ("CANARY_TARGETS", "GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_RUN_ID",
+                "REDLINE_CANARY_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("GITHUB_TOKEN", "probe-token-not-real")
+    for key, value in case.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(work)
+    subst = {"{assets}": str(assets), "{mini}": str(MINI), "{capture}": str(CAPTURE), "{work}": str(work)}
+    argv = []
+    for arg in case.argv:
+        for key, value in subst.items():
+            arg = arg.replace(key, value)
+        argv.append(arg)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own error exit
+        code = exc.code if isinstance(exc.code, int) else 1
+    return code, capsys.readouterr().err
+
+
+def is_one_line_error(err: str) -> bool:
+    lines = err.splitlines()
+    return (len(lines) == 1 and err.endswith("\n") and "Traceback" not in err
+            and (lines[0].startswith("redline-canary: ") or (lines[0].startswith("redline-canary ")
+                 and ": error: " in lines[0])))
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(
+    case: Case, assets: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    before = _snapshot(assets, work, MINI)
+    code, err = run_case(case, assets, work, monkeypatch, capsys)
+    assert code == 2, f"exit {code}: {err}"
+    assert is_one_line_error(err), f"stderr is not one error line: {err!r}"
+    assert _snapshot(assets, work, MINI) == before, "a file was written or changed"
+
+
+def test_the_probe_is_broad() -> None:
+    """Well over a hundred cases, across every command a user can mistype."""
+    commands = {c.argv[0] for c in CASES}
+    assert len(CASES) > 200
+    assert {"run", "score", "corpus", "janitor", "targets", "gate", "issue", "report", "history", "profile",
+            "sandbox"} <= commands
+
+
+def test_the_probe_names_the_key() -> None:
+    """Spot checks that the one line says *which* key is wrong, not just "bad input"."""
+    # Exercised through the same runner in the parametrized test; here the words matter.
+    from redline_canary.commands._targets import parse_targets
+    from redline_canary.errors import BadInput
+
+    corpus_dummy = type("C", (), {"files": {"mini": {}}, "stacks": ["mini"]})()
+    with pytest.raises(BadInput, match=r"^x: \[0\]\.reviewer: must be a non-empty string"):
+        parse_targets([{"repo": "acme/x", "stack": "mini", "reviewer": ["copilot"]}], "x", corpus_dummy)
+    with pytest.raises(BadInput, match=r"^x: \[0\]\.repo: expected OWNER/NAME"):
+        parse_targets([{"repo": "acme/x\n", "stack": "mini"}], "x", corpus_dummy)
+    with pytest.raises(BadInput, match=r"^x: \[0\]\.prefix: must not contain"):
+        parse_targets([{"repo": "acme/x", "stack": "mini", "prefix": "a/../../b"}], "x", corpus_dummy)
+
+
+def test_history_merge_names_every_corrupt_fragment_line_and_writes_nothing(
+    assets: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Like `corpus lint`, a merge reports every bad line (one line each), not only the first.
+    out = tmp_path / "out.jsonl"
+    code = main(["history", "merge", str(out), str(assets / "corrupt.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert [line.split(": ")[0] for line in err.splitlines()] == [f"{assets / 'corrupt.jsonl'}:1",
+                                                                  f"{assets / 'corrupt.jsonl'}:2"]
+    assert not out.exists() or out.read_bytes() == b""

@@ -1,0 +1,144 @@
+"""``redline-canary report``: outputs, corrupt lines, bad input, the HTML folder's contents."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from redline_canary import cli as cli_module
+from redline_canary.errors import BadInput
+from tests.helpers.clirun import cli_main
+from tests.unit.test_report_model import FP_GO_NEW, build_report, synthetic_history, write_history
+
+pytest.importorskip("matplotlib", reason="the HTML report needs the [report] extra (matplotlib)")
+from redline_canary.report.html import INSTALL_HINT, _trend_figure, render_html
+
+
+def test_markdown_goes_to_stdout_and_corrupt_lines_to_stderr(tmp_path: Path) -> None:
+    hist = write_history(tmp_path / "h.jsonl", corrupt_after=5)
+    res = cli_main("report", str(hist))
+    assert res.returncode == 0, res.stderr
+    assert f"{hist}:6: corrupt record skipped (not valid JSON" in res.stderr
+    assert res.stdout.startswith("# redline-canary scoreboard")
+    assert "27 records · 3 targets" in res.stdout  # 28 lines, the torn one left out
+    assert "- line 6: not valid JSON" in res.stdout
+    assert "## Latest run" in res.stdout and "## Cross-reviewer" in res.stdout
+
+
+def test_markdown_file_and_json(tmp_path: Path) -> None:
+    hist = write_history(tmp_path / "h.jsonl")
+    out = tmp_path / "summary.md"
+    res = cli_main("report", str(hist), "--markdown", str(out))
+    assert res.returncode == 0 and res.stdout == ""
+    assert out.read_text(encoding="utf-8") == cli_main("report", str(hist)).stdout
+    res = cli_main("report", str(hist), "--json", "--since", "2026-01-17")
+    data = json.loads(res.stdout)
+    assert data["since"] == "2026-01-17"
+    go = next(t for t in data["targets"] if t["stack"] == "go")
+    assert [r["run_id"] for r in go["runs"]] == ["go-r2", "go-r3"]
+    assert go["runs"][0]["fingerprint"] == FP_GO_NEW
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--since", "last week"], "--since: 'last week' is not a date (expected YYYY-MM-DD)"),
+    (["--since", "2026-02-30"], "--since: '2026-02-30' is not a date"),
+])
+def test_bad_since_is_bad_input(tmp_path: Path, args: list[str], message: str) -> None:
+    hist = write_history(tmp_path / "h.jsonl")
+    res = cli_main("report", str(hist), *args)
+    assert res.returncode == 2 and message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and res.stdout == ""
+
+
+def test_missing_history_is_bad_input(tmp_path: Path) -> None:
+    res = cli_main("report", str(tmp_path / "nope.jsonl"))
+    assert res.returncode == 2
+    assert res.stderr.strip() == f"redline-canary: {tmp_path / 'nope.jsonl'}: history file not found"
+
+
+def test_record_with_a_bad_value_is_named_on_stderr_and_skipped(tmp_path: Path) -> None:
+    records = synthetic_history()
+    records[0]["by_severity"] = "broken"
+    hist = tmp_path / "h.jsonl"
+    hist.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    res = cli_main("report", str(hist))
+    assert res.returncode == 0
+    assert f"{hist}:1: corrupt record skipped (by_severity: expected an object, got \"broken\")" in res.stderr
+    assert f"{len(records) - 1} records" in res.stdout
+
+
+def test_html_folder_is_complete_and_self_contained(tmp_path: Path) -> None:
+    hist = write_history(tmp_path / "h.jsonl")
+    site = tmp_path / "site"
+    (site / "charts").mkdir(parents=True)
+    (site / "charts" / "stale.svg").write_text("<svg/>")
+    (site / "keep.txt").write_text("mine")
+    res = cli_main("report", str(hist), "--html", str(site))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == ""  # --html alone prints no Markdown
+    assert not (site / "charts" / "stale.svg").exists() and (site / "keep.txt").read_text() == "mine"
+    page = (site / "index.html").read_text(encoding="utf-8")
+    sources = re.findall(r'<img src="([^"]+)"', page)
+    # 3 trend charts, 3 heat maps, 1 cross-reviewer chart
+    assert len(sources) == 7 and all((site / s).is_file() for s in sources)
+    assert sorted(p.name for p in (site / "charts").iterdir()) == sorted(Path(s).name for s in sources)
+    # latest, 3 run tables, 3 seed tables, 2 calibration tables (one per reviewer), reviewers, paired diffs
+    assert page.count("<table>") == 11
+    assert page.count("<h2>Calibration</h2>") == 1
+    for text in [page, *((site / s).read_text() for s in sources)]:
+        assert not re.search(r'(src|href)="(https?:)?//', text), "the report must open with no network"
+        assert "<script" not in text
+    assert "newly missed" in page and "silent" in page and FP_GO_NEW in page
+    assert "0.50 (1/2, 95% CI 0.09–0.91)" in page
+
+
+def test_html_is_deterministic(tmp_path: Path) -> None:
+    report = build_report(synthetic_history())
+    render_html(report, tmp_path / "a")
+    render_html(report, tmp_path / "b")
+    for f in sorted((tmp_path / "a").rglob("*")):
+        if f.is_file():
+            assert f.read_bytes() == (tmp_path / "b" / f.relative_to(tmp_path / "a")).read_bytes(), f.name
+
+
+def test_parallel_chart_rendering_writes_the_same_files_as_serial(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    records = synthetic_history()
+    records += [dict(r, repo=r["repo"] + "-mirror") for r in records]  # 6 targets, 13 charts
+    report = build_report(records)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)  # 13 charts, 4 "cores": a pool of 3 workers
+    parallel = render_html(report, tmp_path / "parallel")
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    serial = render_html(report, tmp_path / "serial")
+    assert [p.name for p in parallel] == [p.name for p in serial] and len(parallel) == 14
+    for a, b in zip(parallel, serial, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_trend_chart_draws_gaps_as_holes_not_zeros() -> None:
+    py = next(t for t in build_report(synthetic_history()).targets if t.reviewer == "redline"
+              and t.stack == "python")
+    fig = _trend_figure(py)
+    top = fig.axes[0]
+    recall = next(line for line in top.get_lines() if line.get_label() == "recall")
+    ys = [float(y) for y in recall.get_ydata()]  # type: ignore[union-attr,arg-type]
+    assert len(ys) == 6 and math.isnan(ys[3]) and ys[4] == pytest.approx(0.4)
+    texts = [t.get_text() for t in top.texts]
+    assert "silent" in texts
+
+
+def test_missing_matplotlib_gives_the_install_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` raise ImportError
+    with pytest.raises(BadInput, match=re.escape("pip install 'redline-canary[report]'")):
+        render_html(build_report(synthetic_history()), tmp_path / "site")
+    hist = write_history(tmp_path / "h.jsonl")
+    code = cli_module.main(["report", str(hist), "--html", str(tmp_path / "site2")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"redline-canary: {INSTALL_HINT}" in err
