@@ -8,8 +8,10 @@ test can never hand a reader something the history would have refused.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
+from redline_canary.run import history
 from redline_canary.score.record import SEVERITIES, Record
 
 _ZERO = {"markers": 0, "caught": 0, "undercalled": 0, "missed": 0}
@@ -56,3 +58,8 @@ def record(run_id: str = "r1", kind: str = "seeded", stack: str = "mini", outcom
         "clean_false_positives": 0 if kind == "clean" else None,
         "gate": {"passed": passed, "reasons": [] if passed else ["x"]}, "tool_version": "t",
     }
+
+
+def append_records(path: Path, rows: list[dict[str, Any]]) -> int:
+    """Write test rows as the program writes records: each read as a Record first."""
+    return history.append_records(path, [Record.from_json(r) for r in rows])

@@ -6,29 +6,20 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import jsonschema
 
-from redline_canary.run import history
 from redline_canary.run.history import merge, read_history
-from redline_canary.score.record import Record
 from tests.helpers.clirun import ROOT, cli_main
-from tests.helpers.records import record
+from tests.helpers.records import append_records, record
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
-
-
-def append_records(path: Path, rows: list[dict[str, Any]]) -> int:
-    """Write test rows as the program writes records: each read as a Record first."""
-    return history.append_records(path, [Record.from_json(r) for r in rows])
 
 
 WRITER = """
 import sys
 sys.path.insert(0, {tests!r})
-from redline_canary.run.history import append_records
-from tests.helpers.records import record
+from tests.helpers.records import append_records, record
 for i in range(1000):
     append_records(sys.argv[1], [record(run_id=f"{{sys.argv[2]}}-{{i}}")])
 """
@@ -36,7 +27,7 @@ for i in range(1000):
 
 def test_two_processes_appending_1000_records_each_yield_2000_valid_lines(tmp_path: Path) -> None:
     hist = tmp_path / "h.jsonl"
-    code = WRITER.format(tests=str(ROOT / "tests"))
+    code = WRITER.format(tests=str(ROOT))
     procs = [subprocess.Popen([sys.executable, "-c", code, str(hist), name], cwd=ROOT)
              for name in ("a", "b")]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]

@@ -21,10 +21,10 @@ from test_workflow_flow import DEV_CLI, RUN_ID, WORKFLOW, origin_history, record
 from redline_canary.cli import main
 from redline_canary.errors import BadInput
 from redline_canary.run import history
-from redline_canary.run.history import append_records, read_history
+from redline_canary.run.history import read_history
 from tests.helpers.actionrunner import load_yaml
 from tests.helpers.clirun import ROOT, cli, cli_main
-from tests.helpers.records import record
+from tests.helpers.records import append_records, record
 
 LIMITED = """
 import resource, signal, sys

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from redline_canary.report.legacy import LEGACY_SCHEMA, LegacyError, parse_redline
-from redline_canary.run.history import append_records, read_history
+from redline_canary.run.history import read_history
 from tests.helpers.clirun import ROOT, cli_main
-from tests.helpers.records import record
+from tests.helpers.records import append_records, record
 
 SCORES = ROOT / "tests" / "data" / "redline" / "data" / "seed-scores.jsonl"
 
