@@ -60,11 +60,13 @@ _SEED = re.compile(
 )
 MAX_EXTENT = 60  # a defect longer than this is a structural one: name its symbol instead
 _BORDERLINE = re.compile(r"^BORDERLINE\s+(?P<n>\d+)\s+(?P<reason>\S.*)$")
-_KEYWORD = re.compile(r"^(SEED|BORDERLINE)\b")
+# Another place the defect of SEED <n> shows (docs/corpus.md#sites): same anchor rule.
+_SITE = re.compile(r"^SITE\s+(?P<n>\d+)\s+(?P<reason>\S.*)$")
+_KEYWORD = re.compile(r"^(SEED|BORDERLINE|SITE)\b")
 # Text shaped like a marker anywhere on a line: if it is not a marker comment this file's
 # language has (an HTML comment inside a TypeScript template string, say), blind mode
 # would push it to the reviewer verbatim and leak the answer key.
-MARKER_SHAPED = re.compile(r"\b(?:SEED|BORDERLINE)\s+\d+")
+MARKER_SHAPED = re.compile(r"\b(?:SEED|BORDERLINE|SITE)\s+\d+")
 
 
 def openers_for(path: str) -> tuple[str, ...]:
@@ -78,9 +80,10 @@ def openers_for(path: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Marker:
-    """One SEED or BORDERLINE marker; lines are 1-based in the file it was read from."""
+    """One SEED, BORDERLINE or SITE line; lines are 1-based in the file it was read from.
+    A site is not a marker of its own: it is another place of SEED ``n``'s defect."""
 
-    kind: str  # "seed" | "borderline"
+    kind: str  # "seed" | "borderline" | "site"
     n: int
     path: str
     marker_line: int
@@ -132,12 +135,15 @@ class ParsedFile:
     code_lines: frozenset[int] = frozenset()
     leaks: set[int] = field(default_factory=set)  # lines with marker-shaped text no marker comment holds
 
+    def sites(self) -> list[Marker]:
+        return [m for m in self.markers if m.kind == "site"]
+
     def seeds_only(self) -> list[Marker]:
         return [m for m in self.markers if m.kind == "seed"]
 
 
 def _find_marker_comment(line: str, openers: tuple[str, ...]) -> tuple[str, CommentSpan, str] | None:
-    """The first comment on ``line`` whose text starts with SEED/BORDERLINE."""
+    """The first comment on ``line`` whose text starts with SEED/BORDERLINE/SITE."""
     best: tuple[str, CommentSpan, str] | None = None
     for opener in openers:
         start = line.find(opener)
@@ -217,15 +223,17 @@ def parse_file(path: str, text: str) -> ParsedFile:
         parsed.marker_spans[number] = (span, trailing)
         seed = _SEED.match(text_)
         borderline = _BORDERLINE.match(text_)
-        match = seed or borderline
+        site = _SITE.match(text_)
+        match = seed or borderline or site
         if match is None:
             parsed.problems.append(Problem(
                 path, number,
                 "bad marker grammar: expected 'SEED <n> [<SEVERITY>] (<rule-id>) "
-                "[{symbol: <Name>}] [{lines: <k>}] <description>' or 'BORDERLINE <n> <reason>'",
+                "[{symbol: <Name>}] [{lines: <k>}] <description>', 'BORDERLINE <n> <reason>' or "
+                "'SITE <n> <why>'",
             ))
             continue
-        pending.append((number, match, "seed" if seed else "borderline"))
+        pending.append((number, match, "seed" if seed else "borderline" if borderline else "site"))
     for number, match, kind in pending:
         marker = _marker_fields(path, number, match, kind, parsed.problems)
         if marker is None:
@@ -271,8 +279,8 @@ def _marker_fields(
     if n < 1:
         problems.append(Problem(path, number, "marker number must be positive"))
         return None
-    if kind == "borderline":
-        return Marker("borderline", n, path, number, 0, description=match["reason"])
+    if kind in ("borderline", "site"):
+        return Marker(kind, n, path, number, 0, description=match["reason"])
     word = match["sev"]
     try:
         severity = Severity.parse(word)

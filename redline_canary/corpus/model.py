@@ -10,11 +10,12 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from redline_canary.corpus.markers import Marker, ParsedFile, Problem, parse_file
 from redline_canary.corpus.publication import (
+    Place,
     PublishedFile,
     PublishedMarker,
     publish_file,
@@ -23,20 +24,29 @@ from redline_canary.corpus.publication import (
 from redline_canary.corpus.rule_ids import RULE_ID
 from redline_canary.corpus.secrets import find_provider_secrets
 from redline_canary.corpus.severity import SCALE, Severity
+from redline_canary.corpus.topics import describes, lint_terms
 
 KINDS = ("seeded", "clean")
 TWIN_WINDOW = 4
+MAX_SITES = 3  # places beyond the extent one defect may have
 
 
 @dataclass(frozen=True)
 class Rule:
+    """One class of defect. ``terms`` are the words reviewers use for it: they decide which
+    rules a comment is about (its *topics*, docs/matching.md#topics). ``shared_terms`` are
+    the terms this rule lists on purpose although another rule lists them too."""
+
     id: str
     title: str
     severity: Severity
     cwe: int | None = None
+    terms: tuple[str, ...] = ()
+    shared_terms: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
-        return {"title": self.title, "severity": self.severity.name, "cwe": self.cwe}
+        return {"title": self.title, "severity": self.severity.name, "cwe": self.cwe,
+                "terms": list(self.terms), "shared_terms": list(self.shared_terms)}
 
 
 @dataclass
@@ -56,6 +66,9 @@ class CorpusData:
     @property
     def stacks(self) -> list[str]:
         return sorted(self.files)
+
+    def display_rules(self) -> str:
+        return f"{self.label}/rules.yml" if self.label else "rules.yml"
 
     def display(self, kind: str, stack: str, rel: str) -> str:
         return f"{self.label}/{kind}/{stack}/{rel}" if self.label else f"{kind}/{stack}/{rel}"
@@ -85,10 +98,18 @@ def parse_rules(doc: Any, source: str) -> tuple[dict[str, Rule], list[Problem]]:
             problems.append(Problem(source, 1, f"{where}.title: missing"))
             continue
         cwe = body.get("cwe")
-        if cwe is not None and not isinstance(cwe, int):
+        if cwe is not None and (not isinstance(cwe, int) or isinstance(cwe, bool)):
             problems.append(Problem(source, 1, f"{where}.cwe: must be an integer"))
             continue
-        rules[rule_id] = Rule(rule_id, title.strip(), severity, cwe)
+        lists: dict[str, tuple[str, ...]] = {}
+        for key in ("terms", "shared_terms"):
+            value = body.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                problems.append(Problem(source, 1, f"{where}.{key}: must be a list of strings"))
+                break
+            lists[key] = tuple(" ".join(t.lower().split()) for t in value)
+        else:
+            rules[rule_id] = Rule(rule_id, title.strip(), severity, cwe, lists["terms"], lists["shared_terms"])
     return rules, problems
 
 
@@ -141,7 +162,19 @@ def publish(
         pub = publish_file(pf, mode, prefix, v.trailing_newline[rel])
         files.append(pub)
         markers.extend(publish_markers(pf, pub))
-    return files, markers
+    return files, with_sites(markers)
+
+
+def with_sites(markers: list[PublishedMarker]) -> list[PublishedMarker]:
+    """Each SEED marker with the places its ``SITE`` lines point at; the site lines
+    themselves are not markers and leave the list."""
+    sites: dict[int, list[Place]] = {}
+    for p in markers:
+        if p.marker.kind == "site":
+            sites.setdefault(p.marker.n, []).append(Place(p.path, p.line, p.end_line))
+    return [replace(p, sites=tuple(sorted(sites.get(p.marker.n, ()), key=lambda s: (s.path, s.line))))
+            if p.marker.kind == "seed" else p
+            for p in markers if p.marker.kind != "site"]
 
 
 def export_key(
@@ -158,6 +191,7 @@ def export_key(
                 "severity": p.marker.severity.name if p.marker.kind == "seed" else None,
                 "rule": p.marker.rule or None, "symbol": p.marker.symbol,
                 "description": p.marker.description,
+                "sites": [{"path": site.path, "line": site.line, "end_line": site.end_line} for site in p.sites],
             }
             for p in sorted(markers, key=lambda p: (p.path, p.line, p.marker.kind, p.marker.n))
         ],
@@ -198,8 +232,9 @@ def summary(corpus: CorpusData, stack: str) -> dict[str, Any]:
 
 
 def lint(corpus: CorpusData) -> list[Problem]:
-    """Every DESIGN §3 lint problem, all at once, in a stable order."""
+    """Every lint problem (docs/corpus.md#lint), all at once, in a stable order."""
     problems = list(corpus.problems)
+    problems += lint_terms(corpus.rules, corpus.display_rules())
     for stack in corpus.stacks:
         problems += lint_stack(corpus, stack)
     problems += lint_audit_files(corpus)
@@ -373,9 +408,19 @@ def lint_stack(corpus: CorpusData, stack: str) -> list[Problem]:
 def _catalog_problems(corpus: CorpusData, seeded: StackView) -> list[Problem]:
     problems: list[Problem] = []
     first_seen: dict[tuple[str, int], str] = {}
+    seeds = {m.n for m in seeded.seeds}
+    sites_of: dict[int, int] = {}
     for rel in sorted(seeded.parsed):
         shown = corpus.display("seeded", seeded.stack, rel)
         for m in seeded.parsed[rel].markers:
+            if m.kind == "site":
+                sites_of[m.n] = sites_of.get(m.n, 0) + 1
+                if m.n not in seeds:
+                    problems.append(Problem(shown, m.marker_line, f"SITE {m.n}: no SEED {m.n} in this stack"))
+                elif sites_of[m.n] == MAX_SITES + 1:
+                    problems.append(Problem(shown, m.marker_line,
+                                            f"SITE {m.n}: more than {MAX_SITES} sites for one marker"))
+                continue
             key = (m.kind, m.n)
             label = "SEED" if m.kind == "seed" else "BORDERLINE"
             if key in first_seen:
@@ -393,6 +438,11 @@ def _catalog_problems(corpus: CorpusData, seeded: StackView) -> list[Problem]:
                     shown, m.marker_line,
                     f"severity {m.severity.name} above rule {m.rule}'s {rule.severity.name}",
                 ))
+            elif rule.terms and not describes(m.description, rule):
+                problems.append(Problem(
+                    shown, m.marker_line,
+                    f"SEED {m.n}: the description uses none of {m.rule}'s terms (nor CWE-{rule.cwe}): "
+                    "add the reviewers' word for it to the description or to the rule's terms"))
     return problems
 
 
@@ -409,9 +459,9 @@ def _twin_problems(corpus: CorpusData, seeded: StackView, clean: StackView) -> l
                                 "clean file has no seeded counterpart"))
     for rel, pf in sorted(clean.parsed.items()):
         for m in pf.markers:
-            if m.kind == "seed":
+            if m.kind in ("seed", "site"):
                 problems.append(Problem(corpus.display("clean", stack, rel), m.marker_line,
-                                        f"clean file contains SEED {m.n}"))
+                                        f"clean file contains {m.kind.upper()} {m.n}"))
     skeletons = skeleton_twins(corpus)
     for rel in sorted(seeded_files & clean_files):
         if rel not in seeded.parsed or rel not in clean.parsed:

@@ -22,13 +22,29 @@ _HEADER_WORDS = re.compile(
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a defect shows in what the reviewer sees: a pushed path and lines."""
+
+    path: str
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
 class PublishedMarker:
-    """A marker located where the reviewer sees it."""
+    """A marker located where the reviewer sees it, with the other places (``SITE`` lines)
+    where the same defect shows."""
 
     marker: Marker
     path: str  # pushed path
     line: int  # pushed line of the anchor
     end_line: int = 0  # pushed line of the extent's last kept line (0: same as line)
+    sites: tuple[Place, ...] = ()
+
+    @property
+    def places(self) -> tuple[Place, ...]:
+        """The extent first, then every site: distances are measured to the nearest."""
+        return (Place(self.path, self.line, self.end_line), *self.sites)
 
     def __post_init__(self) -> None:
         if self.end_line < self.line:

@@ -13,7 +13,7 @@ from redline_canary.errors import EXIT_MEANINGS, outcome_word
 from redline_canary.report.action_outputs import totals
 from redline_canary.report.annotations import corpus_file
 from redline_canary.report.markdown_fit import SUMMARY_LIMIT, cut_at_line, size
-from redline_canary.report.text import fmt_rate, md_code, md_seed_line, md_text
+from redline_canary.report.text import blockers_found, fmt_rate, md_code, md_seed_line, md_text
 from redline_canary.score.record import Record
 from redline_canary.score.verdict import final_attempts
 
@@ -31,10 +31,9 @@ def _cells(r: Record) -> list[str]:
     b = r.blocker
     blocker = recall = under = cfp = dash
     if scored and seeded:
-        blocker = fmt_rate(b.caught, b.markers, r.blocker_recall_ci95)
-        found = b.caught + b.undercalled
-        if b.markers and found != b.caught:
-            blocker += f"; found {found}/{b.markers}"
+        if b.markers:
+            blocker = (f"found {blockers_found(r)}/{b.markers} · rated BLOCKER "
+                       f"{fmt_rate(b.caught, b.markers, r.blocker_recall_ci95)}")
         recall = fmt_rate(r.caught, r.markers, r.recall_ci95)
         under = f"{r.undercalled} of {r.markers}"
     elif scored:
@@ -79,7 +78,7 @@ def _details(r: Record, corpus_prefix: str) -> str:
 def job_summary(records: Sequence[Record], exit_code: int, *, corpus_prefix: str = "seeds",
                 notes: Sequence[str] = (), limit: int = SUMMARY_LIMIT) -> str:
     """Markdown for ``$GITHUB_STEP_SUMMARY``: the verdict, one table row per PR with the
-    four numbers (blocker recall, recall with n and 95 % interval, undercalls, clean false
+    four numbers (blockers found and rated BLOCKER, recall with n and 95 % interval, undercalls, clean false
     positives), then per PR its missed and undercalled seeds. Never above ``limit`` bytes:
     details that do not fit are counted, not cut mid-line."""
     final = final_attempts(records)
@@ -100,13 +99,14 @@ def job_summary(records: Sequence[Record], exit_code: int, *, corpus_prefix: str
     if t.markers or t.clean_false_positives is not None:
         pooled = []
         if t.markers:
-            pooled.append(f"blocker recall {fmt_rate(t.blocker_caught, t.blocker_markers, None)}")
+            pooled.append(f"blockers found {sum(blockers_found(r) for r in final if r.outcome == 'scored')}"
+                          f"/{t.blocker_markers} · rated BLOCKER {t.blocker_caught}/{t.blocker_markers}")
             pooled.append(f"recall {fmt_rate(t.caught, t.markers, None)}")
             pooled.append(f"undercalls {t.undercalled}")
         if t.clean_false_positives is not None:
             pooled.append(f"clean false positives {t.clean_false_positives}")
         head += ["All targets: " + " · ".join(pooled), ""]
-    table = ["| target | PR | outcome | blocker recall | recall | undercalls | clean false positives | gate |",
+    table = ["| target | PR | outcome | blockers | recall | undercalls | clean false positives | gate |",
              "|---|---|---|---|---|---|---|---|"]
     table += ["| " + " | ".join(_cells(r)) + " |" for r in final]
     reserve = 256  # room for the "left out" note below, whatever else was cut

@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # record imports this module (inert_line); the types are only
     from redline_canary.score.record import Record, Seed
 
 __all__ = [
-    "fmt_rate", "inert_line", "json_inert", "json_text", "md_code", "md_seed_line", "md_text",
-    "render_baseline", "render_record", "seed_line", "terminal_safe",
+    "blockers_found", "blockers_text", "fmt_rate", "inert_line", "json_inert", "json_text", "md_code",
+    "md_seed_line", "md_text", "render_baseline", "render_record", "seed_line", "terminal_safe",
 ]
 
 # --- sanitisers ----------------------------------------------------------------------------
@@ -200,6 +200,19 @@ def md_seed_line(seed: SeedText) -> str:
             f"{m(seed.description or '')}").rstrip(" —")
 
 
+def blockers_found(record: Record) -> int:
+    """How many BLOCKER seeds the record counts as found (its ``blocker_found`` rate times
+    its BLOCKER markers: the rate is that exact ratio)."""
+    n = record.blocker.markers
+    return round(record.blocker_found * n) if record.blocker_found is not None else 0
+
+
+def blockers_text(record: Record) -> str:
+    """"found 6/6 · rated BLOCKER 4/6": the gate's number first, the marked-severity one beside it."""
+    b = record.blocker
+    return f"found {blockers_found(record)}/{b.markers} · rated BLOCKER {b.caught}/{b.markers}"
+
+
 def render_record(record: Record) -> str:
     """The compact human table for one scored PR."""
     findings = record.findings if record.findings is not None else "?"
@@ -210,7 +223,9 @@ def render_record(record: Record) -> str:
     if record.outcome == "scored":
         if record.kind == "seeded":
             b = record.by_severity["BLOCKER"]
-            lines.append("blocker recall: " + fmt_rate(b.caught, b.markers, record.blocker_recall_ci95))
+            lines.append("blockers:       " + blockers_text(record)
+                         + (f"  (rated BLOCKER: {fmt_rate(b.caught, b.markers, record.blocker_recall_ci95)})"
+                            if b.markers else ""))
             lines.append("recall:         " + fmt_rate(record.caught, record.markers, record.recall_ci95))
             lines.append(
                 f"caught {record.caught} · undercalled {record.undercalled} · "

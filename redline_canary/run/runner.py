@@ -36,7 +36,7 @@ from redline_canary.github.app_auth import Auth
 from redline_canary.github.client import GitHubClient
 from redline_canary.github.pacing import Pacer
 from redline_canary.github.recorder import Recorder
-from redline_canary.report.text import fmt_rate, inert_line
+from redline_canary.report.text import blockers_text, fmt_rate, inert_line
 from redline_canary.run.crash import crash_line, write_crash_log
 from redline_canary.run.cycle import CycleOptions, TargetCycle
 from redline_canary.run.history import append_records
@@ -190,8 +190,8 @@ def _wait(future: Any) -> None:
 
 
 def summary_table(records: Sequence[Record]) -> str:
-    """target, outcome, blocker recall (n), recall (n, CI), undercalls, clean FPs, gate."""
-    head = ["target", "kind", "outcome", "blocker recall", "recall", "undercalls", "clean FPs", "gate"]
+    """target, outcome, blockers (found · rated BLOCKER), recall (n, CI), undercalls, clean FPs, gate."""
+    head = ["target", "kind", "outcome", "blockers", "recall", "undercalls", "clean FPs", "gate"]
     rows = [head]
     for r in records:
         b = r.blocker
@@ -200,7 +200,7 @@ def summary_table(records: Sequence[Record]) -> str:
         rows.append([
             f"{r.repo} {r.stack}" + (f" #{r.attempt}" if r.attempt > 1 else ""),
             r.kind, r.outcome,
-            fmt_rate(b.caught, b.markers, None) if scored and seeded and b.markers else "-",
+            blockers_text(r) if scored and seeded and b.markers else "-",
             fmt_rate(r.caught, r.markers, r.recall_ci95) if scored and seeded else "-",
             str(r.undercalled) if scored and seeded else "-",
             str(r.clean_false_positives) if scored and not seeded else "-",

@@ -39,9 +39,9 @@ DEFAULTS: tuple[Default, ...] = (
             "jobs sharing this token at once: each paces itself at 1/N of GitHub's content-creation "
             "limits (80/min, 500/h); the workflow passes its matrix's max-parallel", "budget-share"),
     Default("--floor", "MAJOR", "lowest severity that counts on the clean PR", "floor", commands=("run", "score")),
-    Default("--blocker-gate", "caught",
-            "gate: a BLOCKER counts when caught at its severity (caught) or located at any severity at "
-            "or above the floor (found)", "blocker-gate", commands=("run", "score")),
+    Default("--blocker-gate", "found",
+            "gate: a BLOCKER counts when found, located by a comment about it at or above the floor "
+            "(found), or only when rated at its marked severity (caught)", "blocker-gate", commands=("run", "score")),
     Default("--history", "history/seed-scores.jsonl", "append records here"),
     # `score` alone: how a capture was made, when its manifest does not say.
     Default("--mode", "blind", "blind or marked", commands=("score",), after_manifest=True),

@@ -14,6 +14,7 @@ from redline_canary.corpus.model import CorpusData, fingerprint, publish
 from redline_canary.corpus.redline_scale import prefix_rule
 from redline_canary.corpus.rule_ids import cite_rule
 from redline_canary.corpus.severity import Severity
+from redline_canary.corpus.topics import TopicIndex
 from redline_canary.review.capture import comments_from_capture
 from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
@@ -85,6 +86,7 @@ def _evaluate(
         floor=settings.floor,
         cites=cites,
         gate=settings.gate,
+        topics=TopicIndex.of(corpus.rules),
         outcome=outcome,
     )
     full_meta = replace(meta, stack=meta.stack or settings.stack, mode=meta.mode or settings.mode,

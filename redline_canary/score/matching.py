@@ -1,9 +1,12 @@
-"""The one-to-one assignment of findings to markers (DESIGN §6). Pure and exact.
+"""The one-to-one assignment of findings to markers (docs/matching.md#assignment). Pure and exact.
 
-The objective is lexicographic: caught pairs, then caught pairs citing the marker's rule
-(a citation says which defect a finding is about, so it outranks any preference between
-defects), then caught pairs by marker severity (BLOCKER first), then all pairs, then least
-total distance to the markers' extents.
+Off-topic pairs (a finding that speaks of other rules only, :mod:`corpus.topics`) are never
+eligible. The objective is lexicographic: caught pairs, then caught pairs that are on-topic
+(a citation of the rule id is the strongest topic: what a finding is about outranks any
+preference between defects), then caught pairs by marker severity (BLOCKER first), then
+all pairs ("located"), then located pairs that are on-topic, then least total distance to
+the markers' nearest places (extent or sites). A finding without topics scores exactly as
+before topics existed: both topic levels are 0 for it.
 Each level is folded into one integer weight per edge with a base larger than anything
 the lower levels can sum to, so a maximum-weight matching *is* the lexicographic optimum.
 The graph splits into small components (markers linked by a shared eligible finding);
@@ -20,8 +23,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from redline_canary.corpus.publication import PublishedMarker
+from redline_canary.corpus.publication import Place, PublishedMarker
 from redline_canary.corpus.severity import SCALE
+from redline_canary.corpus.topics import NO_TOPICS, TopicIndex
 from redline_canary.review.findings import Finding
 from redline_canary.score.defaults import default
 
@@ -37,6 +41,18 @@ class Pair:
     caught: bool
     cited: bool
     distance: int
+    on_topic: bool = False  # the finding speaks of the marker's rule (False: it names no rule)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One eligible (finding, marker) pair: its objective levels and what they stand for."""
+
+    levels: tuple[int, ...]
+    distance: int
+    caught: bool
+    cited: bool
+    on_topic: bool
 
 
 @dataclass
@@ -60,36 +76,40 @@ def names_symbol(body: str, symbol: str) -> bool:
 
 
 class _PathIndex:
-    """Markers of one kind grouped by path and sorted by line, for window look-ups."""
+    """Every place of every marker (its extent and its sites) grouped by path and sorted by
+    line, for window look-ups."""
 
     def __init__(self, markers: Sequence[PublishedMarker]) -> None:
-        by_path: dict[str, list[PublishedMarker]] = defaultdict(list)
+        by_path: dict[str, list[tuple[Place, PublishedMarker]]] = defaultdict(list)
         for m in markers:
-            by_path[m.path].append(m)
-        self.by_path = {p: sorted(ms, key=lambda m: (m.line, m.marker.n)) for p, ms in by_path.items()}
-        self.lines = {p: [m.line for m in ms] for p, ms in self.by_path.items()}
-        self.longest = {p: max(m.end_line - m.line for m in ms) for p, ms in self.by_path.items()}
-        self.structural = {
-            p: [m for m in ms if m.marker.symbol] for p, ms in self.by_path.items()
-        }
+            for place in m.places:
+                by_path[place.path].append((place, m))
+        self.by_path = {p: sorted(ps, key=lambda e: (e[0].line, e[1].marker.n)) for p, ps in by_path.items()}
+        self.lines = {p: [place.line for place, _m in ps] for p, ps in self.by_path.items()}
+        self.longest = {p: max(place.end_line - place.line for place, _m in ps) for p, ps in self.by_path.items()}
+        self.structural: dict[str, list[PublishedMarker]] = defaultdict(list)
+        for m in markers:
+            if m.marker.symbol:
+                self.structural[m.path].append(m)
 
     def eligible(self, f: Finding, window: int) -> dict[int, tuple[PublishedMarker, int]]:
-        """id(marker) -> (marker, distance) for every marker ``f`` is window-eligible to."""
+        """id(marker) -> (marker, distance to its nearest place) for every marker ``f`` is
+        window-eligible to, before topics are considered."""
         found: dict[int, tuple[PublishedMarker, int]] = {}
-        if f.path is None or f.path not in self.by_path:
+        if f.path is None:
             return found
-        markers = self.by_path[f.path]
         located = f.line_scoped and f.start is not None and f.end is not None
-        if located:
+        if located and f.path in self.by_path:
             assert f.start is not None and f.end is not None
+            entries = self.by_path[f.path]
             lines = self.lines[f.path]
             lo = bisect.bisect_left(lines, f.start - window - self.longest[f.path])
             hi = bisect.bisect_right(lines, f.end + window)
-            for m in markers[lo:hi]:
-                d = distance(f.start, f.end, m.line, m.end_line)
-                if d <= window:
+            for place, m in entries[lo:hi]:
+                d = distance(f.start, f.end, place.line, place.end_line)
+                if d <= window and (id(m) not in found or d < found[id(m)][1]):
                     found[id(m)] = (m, d)
-        for m in self.structural[f.path]:
+        for m in self.structural.get(f.path, ()):
             if id(m) not in found and m.marker.symbol and names_symbol(f.body, m.marker.symbol):
                 located_at = f.start is not None and f.end is not None
                 d = distance(f.start or 0, f.end or 0, m.line, m.end_line) if located_at else window + 1
@@ -106,8 +126,12 @@ def assign(
     findings: Sequence[Finding],
     window: int = DEFAULT_WINDOW,
     cites: CitesRule | None = None,
+    topics: TopicIndex = NO_TOPICS,
 ) -> Assignment:
-    """The optimal assignment, independent of the order of ``markers`` and ``findings``."""
+    """The optimal assignment, independent of the order of ``markers`` and ``findings``.
+
+    ``topics`` decides what each finding is about: a pair whose finding speaks of other
+    rules only is never eligible (docs/matching.md#eligibility)."""
     seeds = sorted((m for m in markers if m.marker.kind == "seed"),
                    key=lambda m: (m.path, m.line, m.marker.n))
     borderlines = [m for m in markers if m.marker.kind == "borderline"]
@@ -116,29 +140,33 @@ def assign(
     border_index = _PathIndex(borderlines)
     rank = {id(m): i for i, m in enumerate(seeds)}
 
-    # edges[finding index] = {marker rank: (weight vector, distance, caught, cited)}
-    edges: list[dict[int, tuple[tuple[int, ...], int, bool, bool]]] = []
+    # edges[finding index] = {marker rank: (weight vector, distance, caught, cited, on topic)}
+    edges: list[dict[int, Edge]] = []
     for f in ordered:
-        row: dict[int, tuple[tuple[int, ...], int, bool, bool]] = {}
+        row: dict[int, Edge] = {}
+        about = topics.topics(f.body)
         for key, (m, d) in seed_index.eligible(f, window).items():
+            cited = f.rule == m.marker.rule or (cites is not None and cites(f.body, m.marker.rule))
+            on_topic = cited or m.marker.rule in about
+            if about and not on_topic:
+                continue  # off-topic: about another problem, however near
             caught = _severity_eligible(f, m)
-            cited = caught and (f.rule == m.marker.rule
-                                or (cites is not None and cites(f.body, m.marker.rule)))
             levels = (
                 int(caught),
-                int(cited),
+                int(caught and on_topic),
                 *(int(caught and m.marker.severity == s) for s in SCALE),
                 1,
+                int(m.marker.rule in about),  # 0 for a finding without topics: the old objective
             )
-            row[rank[key]] = (levels, d, caught, cited)
+            row[rank[key]] = Edge(levels, d, caught, caught and cited, on_topic)
         edges.append(row)
 
     chosen = _solve(len(seeds), edges)
     pairs: list[Pair] = []
     assigned: set[int] = set()
     for fi, mi in sorted(chosen.items()):
-        _levels, d, caught, cited = edges[fi][mi]
-        pairs.append(Pair(ordered[fi], seeds[mi], caught, cited, d))
+        e = edges[fi][mi]
+        pairs.append(Pair(ordered[fi], seeds[mi], e.caught, e.cited, e.distance, e.on_topic))
         assigned.add(fi)
     result = Assignment(pairs, [], [], [])
     for fi, f in enumerate(ordered):
@@ -154,7 +182,7 @@ def assign(
 
 
 def _solve(
-    n_markers: int, edges: list[dict[int, tuple[tuple[int, ...], int, bool, bool]]]
+    n_markers: int, edges: list[dict[int, Edge]]
 ) -> dict[int, int]:
     """finding index -> marker index, maximising the lexicographic objective."""
     parent = list(range(n_markers))
@@ -180,12 +208,12 @@ def _solve(
 
 
 def _solve_component(
-    finding_ids: list[int], edges: list[dict[int, tuple[tuple[int, ...], int, bool, bool]]]
+    finding_ids: list[int], edges: list[dict[int, Edge]]
 ) -> dict[int, int]:
     marker_ids = sorted({mi for fi in finding_ids for mi in edges[fi]})
     n = len(marker_ids)
     k = min(n, len(finding_ids))
-    dmax = max(d for fi in finding_ids for (_l, d, _c, _t) in edges[fi].values()) + 1
+    dmax = max(e.distance for fi in finding_ids for e in edges[fi].values()) + 1
 
     def weight(levels: tuple[int, ...], d: int) -> int:
         w = 0
@@ -194,9 +222,9 @@ def _solve_component(
         return w * (k * dmax + 1) + (dmax - d)
 
     weights = {
-        (fi, mi): weight(levels, d)
+        (fi, mi): weight(e.levels, e.distance)
         for fi in finding_ids
-        for mi, (levels, d, _c, _t) in edges[fi].items()
+        for mi, e in edges[fi].items()
     }
     # Each marker needs at most its best n candidates: any optimum can be moved onto them.
     keep: set[int] = set()

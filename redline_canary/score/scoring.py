@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from redline_canary.corpus.publication import PublishedMarker
 from redline_canary.corpus.severity import SCALE, Severity
+from redline_canary.corpus.topics import NO_TOPICS, TopicIndex
 from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
 from redline_canary.score.defaults import default
@@ -110,9 +111,12 @@ class Score:
 
     @property
     def blocker_found_counts(self) -> tuple[int, int]:
-        """(BLOCKER markers located at any severity, BLOCKER markers)."""
-        row = self.by_severity()["BLOCKER"]
-        return row["caught"] + row["undercalled"], row["markers"]
+        """(BLOCKER markers *found*, BLOCKER markers): located by a finding that is not
+        off-topic (off-topic pairs are never made) at a severity at or above the floor. A
+        BLOCKER located only below the floor is located, not found (docs/matching.md#numbers)."""
+        found = sum(p.marker.marker.severity == Severity.BLOCKER and (p.caught or self._at_or_above_floor(p.finding))
+                    for p in self.assignment.pairs)
+        return found, self.by_severity()["BLOCKER"]["markers"]
 
     @property
     def blocker_found(self) -> float | None:
@@ -121,7 +125,7 @@ class Score:
     def pair_of(self, m: PublishedMarker) -> Pair | None:
         return next((p for p in self.assignment.pairs if p.marker is m), None)
 
-    def _counted_on_clean(self, f: Finding) -> bool:
+    def _at_or_above_floor(self, f: Finding) -> bool:
         if f.severity is None:
             return True  # unrated by location: every finding counts
         return f.severity >= self.floor
@@ -131,14 +135,14 @@ class Score:
         if self.kind != "clean" or self.outcome != "scored":
             return None
         flagged = self.assignment.duplicates + self.assignment.noise
-        return sum(self._counted_on_clean(f) for f in flagged)
+        return sum(self._at_or_above_floor(f) for f in flagged)
 
     @property
     def clean_below_floor(self) -> int | None:
         if self.kind != "clean" or self.outcome != "scored":
             return None
         flagged = self.assignment.duplicates + self.assignment.noise
-        return sum(not self._counted_on_clean(f) for f in flagged)
+        return sum(not self._at_or_above_floor(f) for f in flagged)
 
 
 def decide_outcome(extraction: Extraction) -> tuple[str, str | None]:
@@ -162,6 +166,7 @@ def score_pr(
     cites: CitesRule | None = None,
     gate: GateOptions | None = None,
     outcome: str | None = None,
+    topics: TopicIndex = NO_TOPICS,
 ) -> Score:
     """Match, count and gate one PR. ``outcome`` overrides (e.g. ``cancelled``)."""
     if kind not in KINDS:
@@ -171,7 +176,7 @@ def score_pr(
     findings = list(extraction.findings) if final == "scored" else []
     score = Score(
         kind=kind, outcome=final, notice=notice, markers=list(markers), findings=findings,
-        assignment=assign(markers, findings, window, cites), floor=floor,
+        assignment=assign(markers, findings, window, cites, topics), floor=floor,
         rules=replace(gate or GateOptions(), floor=floor.name),
     )
     return score

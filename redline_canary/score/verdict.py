@@ -18,7 +18,8 @@ from redline_canary.score.acknowledgements import Acknowledgement, seed_fingerpr
 from redline_canary.score.baseline import comparable_runs, compare
 from redline_canary.score.record import Gate, Record, Seed
 
-BLOCKER_REASON = "blocker recall"
+BLOCKER_REASON = "blocker recall"  # blocker-gate: caught
+FOUND_REASON = "blockers found"  # blocker-gate: found
 
 
 def record_exit_code(record: Record) -> int:
@@ -41,7 +42,7 @@ class GateOptions:
 
     min_recall: float | None = None
     require_citation: bool = False
-    blocker_gate: str = "caught"  # caught: at the marked severity; found: located at >= floor
+    blocker_gate: str = "found"  # found: located, on topic, at >= floor; caught: at the marked severity
     floor: str = "MAJOR"
     baseline: str | None = None  # None, "previous", or "window:N"
     acknowledgements: tuple[Acknowledgement, ...] = ()
@@ -69,7 +70,7 @@ class Verdict:
     reasons: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     acknowledged: tuple[int, ...] = ()
-    blocker_gate: str = "caught"
+    blocker_gate: str = "found"
     failing: tuple[int, ...] = ()  # the BLOCKER seeds that fail this gate
 
     def gate(self) -> Gate:
@@ -184,9 +185,11 @@ def decide(record: Record, options: GateOptions, *,
         elif still:
             failing = [x.n for x in still]
             met = len(blockers) - len(still)
-            reasons.append(f"{BLOCKER_REASON} {met}/{len(blockers)} < 1.0"
-                           + (" (found at any severity >= " + options.floor + ")"
-                              if options.blocker_gate == "found" else ""))
+            if options.blocker_gate == "found":
+                reasons.append(f"{FOUND_REASON} {met}/{len(blockers)} (not found: "
+                               f"{', '.join(f'SEED {n}' for n in failing)})")
+            else:
+                reasons.append(f"{BLOCKER_REASON} {met}/{len(blockers)} < 1.0")
         recall = record.recall
         if options.min_recall is not None and recall is not None and recall < options.min_recall:
             reasons.append(f"recall {record.caught}/{record.markers} < {options.min_recall}")
