@@ -28,7 +28,8 @@ from redline_canary.corpus.topics import describes, lint_terms
 
 KINDS = ("seeded", "clean")
 TWIN_WINDOW = 4
-MAX_SITES = 3  # places beyond the extent one defect may have
+MAX_SITES = 3
+RULE_KEYS = ("title", "severity", "cwe", "terms", "shared_terms")  # places beyond the extent one defect may have
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,11 @@ def parse_rules(doc: Any, source: str) -> tuple[dict[str, Rule], list[Problem]]:
             continue
         if not isinstance(body, Mapping):
             problems.append(Problem(source, 1, f"{where}: must be a mapping"))
+            continue
+        unknown = sorted(str(k) for k in body if k not in RULE_KEYS)
+        if unknown:
+            problems.append(Problem(source, 1, f"{where}: unknown key {unknown[0]!r} (a title with a comma "
+                                               f"needs quotes; allowed: {', '.join(RULE_KEYS)})"))
             continue
         try:
             severity = Severity.parse(str(body.get("severity", "")))
@@ -294,7 +300,7 @@ def _import_rejections(corpus: CorpusData, stack: str) -> list[Problem]:
 RUBRIC_FILE = "RUBRIC.md"
 ADJUDICATIONS_FILE = "adjudications.yml"
 OUTCOMES = ("twin-fixed", "marker-added", "defect-fixed", "severity-changed", "extent-set",
-            "borderline-added", "rejected")
+            "borderline-added", "site-added", "marker-merged", "rejected")
 _VERSION_LINE = re.compile(r"^Version:\s*(\d+)\.(\d+)\.(\d+)\s*$", re.MULTILINE)
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 _PLACE = re.compile(r"^(?P<path>[^:\s][^:]*):(?P<line>\d+)$")

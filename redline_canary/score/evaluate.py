@@ -68,6 +68,18 @@ def evaluate_findings(
     return _evaluate(extraction, corpus, settings, reviewer, cite_rule, meta, None)
 
 
+def evaluate_extraction(
+    extraction: Extraction,
+    corpus: CorpusData,
+    settings: ScoreSettings,
+    reviewer: str,
+    meta: RecordMeta,
+) -> tuple[Score, Record]:
+    """Score what a reviewer said, already read (the operating-characteristic benchmark
+    feeds real reviews and degraded copies of them through the same path as a run)."""
+    return _evaluate(extraction, corpus, settings, reviewer, cite_rule, meta, None)
+
+
 def _evaluate(
     extraction: Extraction,
     corpus: CorpusData,

@@ -9,6 +9,7 @@ neither decides.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -190,6 +191,11 @@ def decide(record: Record, options: GateOptions, *,
                                f"{', '.join(f'SEED {n}' for n in failing)})")
             else:
                 reasons.append(f"{BLOCKER_REASON} {met}/{len(blockers)} < 1.0")
+        if options.baseline:
+            earlier_runs = comparable_runs(history, record, window or 1)
+            warnings += severity_drift(record, earlier_runs, still)
+            if window:
+                reasons += recall_drop(record, earlier_runs)
         recall = record.recall
         if options.min_recall is not None and recall is not None and recall < options.min_recall:
             reasons.append(f"recall {record.caught}/{record.markers} < {options.min_recall}")
@@ -202,7 +208,14 @@ def decide(record: Record, options: GateOptions, *,
         if cfp:
             reasons.append(f"{cfp} clean false positive(s) at or above {options.floor}")
     if options.baseline == "previous":
-        reasons += compare(history, record).gate_reasons
+        reasons += [r for r in compare(history, record).gate_reasons
+                    if options.blocker_gate == "caught" or not r.startswith("newly missed BLOCKER")]
+        if options.blocker_gate == "found" and record.kind == "seeded":
+            base = comparable_runs(history, record, 1)
+            lost = [s.n for s in blocker_seeds(record) if base and seed_met(base[0], s.n, options)
+                    and not seed_met(record, s.n, options) and s.n not in acknowledged]
+            if lost:
+                reasons.append("newly missed BLOCKER: " + ", ".join(f"SEED {n}" for n in lost))
     return Verdict(not reasons, tuple(reasons), tuple(warnings), tuple(acknowledged), options.blocker_gate,
                    tuple(failing))
 
@@ -246,3 +259,42 @@ def final_attempts(records: Iterable[Record], run_ids: Sequence[str] | None = No
         if key not in latest or rank(r) >= rank(latest[key]):
             latest[key] = r
     return list(latest.values())
+
+
+def severity_drift(record: Record, earlier: Sequence[Record], unmet: Sequence[Seed]) -> list[str]:
+    """A BLOCKER still found now, rated BLOCKER in an earlier run of the window and lower
+    now: the reviewer's severity drifted (a warning, never a failure: strong reviewers
+    disagree about the top level)."""
+    missing = {s.n for s in unmet}
+    out = []
+    for s in record.undercalled_seeds:
+        if s.severity != "BLOCKER" or s.n in missing:
+            continue
+        rated = sum(any(c.n == s.n for c in r.caught_seeds) for r in earlier)
+        if rated:
+            word = s.evidence.word or s.evidence.severity if s.evidence is not None else None
+            out.append(f"severity drift: SEED {s.n} [BLOCKER] rated BLOCKER in {rated} of the last "
+                       f"{len(earlier)} run(s), rated {word or 'lower'} now")
+    return out
+
+
+# With one earlier run a window has no spread of its own: the drop must then exceed what
+# two independent reviews of the same PR differ by at this recall (two standard errors of
+# the difference of two proportions).
+DROP_SIGMAS = 2.0
+
+
+def recall_drop(record: Record, earlier: Sequence[Record]) -> list[str]:
+    """Fail when recall fell below the window's lowest by more than the window's own spread
+    (or, for a spread smaller than sampling noise, by more than that noise)."""
+    recalls = [r.recall for r in earlier if r.recall is not None]
+    if record.recall is None or not recalls or not record.markers:
+        return []
+    low, high = min(recalls), max(recalls)
+    mean = sum(recalls) / len(recalls)
+    noise = DROP_SIGMAS * math.sqrt(2 * mean * (1 - mean) / record.markers)
+    allowed = max(high - low, noise)
+    if record.recall < low - allowed:
+        return [f"recall drop: {record.caught}/{record.markers} ({record.recall:.2f}) is below the last "
+                f"{len(recalls)} run(s)' lowest {low:.2f} by more than their spread ({allowed:.2f})"]
+    return []

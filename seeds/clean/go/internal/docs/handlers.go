@@ -141,6 +141,7 @@ func (h *Handler) writeBlob(key string, body io.Reader) (int64, error) {
 	return n, nil
 }
 
+// BORDERLINE 3 each upload is bounded (maxUploadBytes) but a per-user storage quota is product policy outside this diff; a reviewer may defensibly ask for one
 func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 	title := strings.TrimSpace(r.URL.Query().Get("title"))
 	if title == "" || len(title) > maxTitleLength {

@@ -120,7 +120,7 @@ public sealed class InvoiceService : IInvoiceService
             throw new BillingRuleException("Only draft invoices can be edited.");
         }
 
-        // SEED 17 [BLOCKER] (core/mass-assignment) {lines: 2} SetValues copies every scalar of the client-supplied entity onto the tracked invoice, so TenantId, Number, Status, Total and PaidAtUtc from the request body are persisted (move a draft to another tenant, or mark it paid with a zero total)
+        // SITE 8 SetValues copies every scalar of the client-supplied entity (bound from the request body in the controller) onto the tracked invoice
         changes.Id = existing.Id;
         _db.Entry(existing).CurrentValues.SetValues(changes);
         await SaveInvoiceChangesAsync(ct);

@@ -88,6 +88,7 @@ public class OrderController {
                 .body(body);
     }
 
+    // SITE 11 the PATCH body is bound onto the persistence entity itself, which the service then copies onto the stored order
     @PatchMapping("/{id}")
     public OrderView update(
             @AuthenticationPrincipal ShopUser user, @PathVariable long id, @RequestBody Order changes) {
