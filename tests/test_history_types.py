@@ -3,7 +3,7 @@ says so by file, line and key.
 
 ``gate`` and ``actions-report`` refuse it (exit 2: bad input — never 1, which would read
 as "the reviewer regressed", never a traceback). ``report`` and ``history merge`` skip
-it and name it, exactly as they treat a torn line. The type table in ``history.py`` is
+it and name it, exactly as they treat a torn line. The type table in ``score/record_schema.py`` is
 checked against ``history/schema.json`` so the two cannot drift apart.
 """
 
@@ -19,7 +19,8 @@ from clirun import ROOT, cli_main
 from test_history import record
 
 from redline_canary.report.text import md_text
-from redline_canary.run.history import FIELDS, Kind, read_history
+from redline_canary.run.history import read_history
+from redline_canary.score.record_schema import FIELDS, Kind
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
 

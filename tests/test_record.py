@@ -13,15 +13,14 @@ from hypothesis import strategies as st
 from test_history import record
 
 from redline_canary.score.record import (
-    SEVERITIES,
     Counts,
     Evidence,
     Gate,
     Record,
-    RecordProblem,
     Seed,
     Unmatched,
 )
+from redline_canary.score.record_schema import SEVERITIES, RecordProblem
 
 DEMO = ROOT / "tests" / "data" / "records" / "demo.jsonl"  # written by `redline-canary demo`
 

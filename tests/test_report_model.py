@@ -30,7 +30,8 @@ from redline_canary.report.model import (
     to_json,
 )
 from redline_canary.report.stats import sign_test
-from redline_canary.score.record import Record, RecordProblem
+from redline_canary.score.record import Record
+from redline_canary.score.record_schema import RecordProblem
 from redline_canary.score.scoring import wilson
 
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())

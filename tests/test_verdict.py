@@ -9,7 +9,8 @@ import pytest
 from records import as_record, as_records
 
 from redline_canary.errors import combine_exit_codes
-from redline_canary.score.record import Record, RecordProblem
+from redline_canary.score.record import Record
+from redline_canary.score.record_schema import RecordProblem
 from redline_canary.score.verdict import confirm, final_attempts, record_exit_code
 
 
