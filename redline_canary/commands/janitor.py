@@ -32,7 +32,8 @@ import httpx
 from redline_canary.commands import _validate as validate
 from redline_canary.errors import BadInput
 from redline_canary.github.app_auth import Credentials, add_app_options
-from redline_canary.github.client import CANARY_TOPIC, GitHubClient, validate_api_url
+from redline_canary.github.client import CANARY_TOPIC, GitHubClient
+from redline_canary.github.transport import validate_api_url
 from redline_canary.run.cycle import BRANCH_PREFIX, RUN_MARKER, branch_name
 
 # ``rc/<run-id>-<8 hex>``: the run id may itself contain ``-``, the token never does, so

@@ -31,8 +31,8 @@ from redline_canary.commands._targets import (
 from redline_canary.corpus.model import CorpusData
 from redline_canary.errors import BadInput, mask
 from redline_canary.github.app_auth import AppCredentials, add_app_options, app_credentials, resolve_auth
-from redline_canary.github.client import validate_api_url
 from redline_canary.github.recorder import Recorder
+from redline_canary.github.transport import validate_api_url
 from redline_canary.report.text import inert_line, json_text
 from redline_canary.review.profiles import Profile
 from redline_canary.run.corpus_files import load_corpus, require_stack
