@@ -39,10 +39,6 @@ NONE = "none"  # the seed was not measured in that run (gap, or not in that corp
 UNRECORDED = "not recorded"  # schema 1 records kept no evidence of the level given
 
 
-class RecordError(ValueError):
-    """A record that has every required key but a value of the wrong shape."""
-
-
 # --------------------------------------------------------------------------- data
 
 

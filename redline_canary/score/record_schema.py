@@ -3,7 +3,7 @@
 What it owns: :data:`FIELDS` (the types of ``history/schema.json``, which
 ``tests/test_history_types.py`` holds equal to the file), the one validator that walks it
 (:func:`record_problem`, :func:`shape_problem`) and :class:`RecordProblem`, the one
-exception that says why a JSON value is not a record. Why apart from :mod:`record`: the
+exception that says why a JSON value is not a record (or not one a reader can use). Why apart from :mod:`record`: the
 typed record classes are what every reader uses; the table and its messages are what
 ``Record.from_json`` and the history writer check against, and change with the schema
 file, not with the readers.
@@ -264,9 +264,12 @@ def shape_problem(record: Any) -> str | None:
 
 
 class RecordProblem(ValueError):
-    """Why a JSON value is not a record. ``key`` is None when it is no record at all (not
-    an object, keys missing: *corrupt*), else the path of the first value of the wrong type
-    (*malformed*: no writer of this program makes one, so it is a bug or a forgery)."""
+    """Why a JSON value is not a record, or not one a reader can use. ``key`` is None when
+    it is no record at all (not an object, keys missing: *corrupt*), else the path of the
+    first value of the wrong shape (*malformed*: no writer of this program makes one, so it
+    is a bug or a forgery). ``Record.from_json`` raises it for the schema's types; the
+    scoreboard (``report.build``) for what it needs beyond them, with a ``why`` that names
+    the key itself."""
 
     def __init__(self, why: str, key: str | None = None) -> None:
         super().__init__(f"{key}: {why}" if key is not None else why)
