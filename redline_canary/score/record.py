@@ -19,11 +19,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from redline_canary.score.record_schema import RecordProblem, record_problem, shape_problem
 
+if TYPE_CHECKING:  # verdict imports this module; the gate rule's type is only named here
+    from redline_canary.score.verdict import BlockerGate
+
 CURRENT_SCHEMA = 2  # 2: blocker_found, per-seed evidence, marker extents
+
+# The closed sets a record's values come from (``record_schema.FIELDS`` holds a record read
+# from JSON to the same values). A value from outside (a flag, a manifest, a targets file)
+# becomes one of these by ``in`` one of the tuples below, which narrows it.
+PRKind = Literal["seeded", "clean"]  # "Kind" is record_schema's type-table entry
+Mode = Literal["blind", "marked"]
+Outcome = Literal["scored", "silent", "error", "cancelled"]
+KINDS: tuple[PRKind, ...] = get_args(PRKind)
+MODES: tuple[Mode, ...] = get_args(Mode)
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 
 # --------------------------------------------------------------------------- the parts
@@ -219,7 +232,7 @@ class Gate(_Object):
     failing_seeds: tuple[int, ...] = ()  # the BLOCKER seeds that fail it (absent before it was recorded)
     warnings: tuple[str, ...] = ()
     acknowledged: tuple[int, ...] = ()
-    blocker_gate: str = "caught"
+    blocker_gate: BlockerGate = "caught"
 
     KEYS: ClassVar[tuple[str, ...]] = ("passed", "reasons", "failing_seeds", "warnings", "acknowledged",
                                        "blocker_gate")
@@ -256,12 +269,12 @@ class Record(_Object):
     recorded_at: str
     repo: str
     stack: str
-    kind: str  # seeded | clean
+    kind: PRKind
     pr: int | None
     reviewer: str
-    mode: str  # blind | marked
+    mode: Mode
     corpus_fingerprint: str
-    outcome: str  # scored | silent | error | cancelled
+    outcome: Outcome
     notice: str | None = None
     findings: int | None = None  # None: not recorded (older writers)
     markers: int
