@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 from redline_canary.corpus.markers import Marker, ParsedFile
 
-MODES = ("blind", "marked")
-
 _HEADER_WORDS = re.compile(
     r"(?i)\bseed(s|ed)?\b|do not merge|redline|\b(BLOCKER|CRITICAL|MAJOR|MINOR)\b"
 )

@@ -15,13 +15,23 @@ from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
 from redline_canary.score.defaults import default
 from redline_canary.score.matching import DEFAULT_WINDOW, Assignment, CitesRule, Pair, assign
-from redline_canary.score.record import CURRENT_SCHEMA, Counts, Evidence, Gate, Record, Seed, Unmatched
+from redline_canary.score.record import (
+    CURRENT_SCHEMA,
+    KINDS,
+    Counts,
+    Evidence,
+    Gate,
+    Mode,
+    Outcome,
+    PRKind,
+    Record,
+    Seed,
+    Unmatched,
+)
 from redline_canary.score.verdict import GateOptions, decide
 
 SCHEMA_VERSION = CURRENT_SCHEMA
 EVIDENCE_CHARS = 300
-KINDS = ("seeded", "clean")
-OUTCOMES = ("scored", "silent", "error", "cancelled")
 DEFAULT_FLOOR = Severity.parse(str(default("--floor")))
 _Z95 = 1.959963984540054
 
@@ -45,8 +55,8 @@ def rate(successes: int, n: int) -> float | None:
 class Score:
     """Everything DESIGN §6 defines for one PR."""
 
-    kind: str
-    outcome: str
+    kind: PRKind
+    outcome: Outcome
     notice: str | None
     markers: list[PublishedMarker]
     findings: list[Finding]
@@ -141,7 +151,7 @@ class Score:
         return sum(not self._counted_on_clean(f) for f in flagged)
 
 
-def decide_outcome(extraction: Extraction) -> tuple[str, str | None]:
+def decide_outcome(extraction: Extraction) -> tuple[Outcome, str | None]:
     """DESIGN §6 outcome from what the reviewer did; silence is never a score."""
     if extraction.has("error") and not extraction.findings:
         return "error", extraction.notice("error")
@@ -154,14 +164,14 @@ def decide_outcome(extraction: Extraction) -> tuple[str, str | None]:
 
 def score_pr(
     *,
-    kind: str,
+    kind: PRKind,
     markers: Sequence[PublishedMarker],
     extraction: Extraction,
     window: int = DEFAULT_WINDOW,
     floor: Severity = DEFAULT_FLOOR,
     cites: CitesRule | None = None,
     gate: GateOptions | None = None,
-    outcome: str | None = None,
+    outcome: Outcome | None = None,
 ) -> Score:
     """Match, count and gate one PR. ``outcome`` overrides (e.g. ``cancelled``)."""
     if kind not in KINDS:
@@ -246,7 +256,7 @@ class RecordMeta:
     tool_version: str
     stack: str = ""
     reviewer: str = ""
-    mode: str = ""
+    mode: Mode | None = None
     corpus_fingerprint: str = ""
     attempt: int = 1
     pr: int | None = None
@@ -256,6 +266,8 @@ class RecordMeta:
 
 def build_record(score: Score, meta: RecordMeta) -> Record:
     """One history line, its gate decided from the record itself."""
+    if meta.mode is None:
+        raise ValueError("RecordMeta.mode is not set (evaluate fills it from the score settings)")
     seeded = score.kind == "seeded"
     scored = score.outcome == "scored"
     caught_b, n_b = score.blocker_counts

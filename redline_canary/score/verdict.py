@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal, get_args
 
 from redline_canary.corpus.severity import at_or_above
 from redline_canary.errors import outcome_exit_code
@@ -26,7 +27,8 @@ def record_exit_code(record: Record) -> int:
     return outcome_exit_code(record.outcome, record.gate.passed)
 
 
-BLOCKER_GATES = ("caught", "found")
+BlockerGate = Literal["caught", "found"]
+BLOCKER_GATES: tuple[BlockerGate, ...] = get_args(BlockerGate)
 ALWAYS_CAUGHT = "always caught"
 INTERMITTENT = "intermittent"
 NEWLY_MISSED = "newly missed"
@@ -41,7 +43,7 @@ class GateOptions:
 
     min_recall: float | None = None
     require_citation: bool = False
-    blocker_gate: str = "caught"  # caught: at the marked severity; found: located at >= floor
+    blocker_gate: BlockerGate = "caught"  # caught: at the marked severity; found: located at >= floor
     floor: str = "MAJOR"
     baseline: str | None = None  # None, "previous", or "window:N"
     acknowledgements: tuple[Acknowledgement, ...] = ()
@@ -69,7 +71,7 @@ class Verdict:
     reasons: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     acknowledged: tuple[int, ...] = ()
-    blocker_gate: str = "caught"
+    blocker_gate: BlockerGate = "caught"
     failing: tuple[int, ...] = ()  # the BLOCKER seeds that fail this gate
 
     def gate(self) -> Gate:
