@@ -157,7 +157,7 @@ def measure(stacks: Sequence[str]) -> dict[str, tuple[int, int]]:
     red = sum(not passes(record_of(corpus, r, healthy(r), f"w-{r.review}", 1)) for r in alone)
     out["healthy seeded review, on its own"] = (red, len(alone))
     alarms = 0
-    for stack, (first, second) in weeks.items():
+    for _stack, (first, second) in weeks.items():
         history = [record_of(corpus, first, healthy(first), "week-1", 1)]
         now = record_of(corpus, second, healthy(second), "week-2", 8)
         alarms += not passes(now, history, "window:4")
@@ -170,7 +170,7 @@ def measure(stacks: Sequence[str]) -> dict[str, tuple[int, int]]:
     rng = random.Random(20261207)
     for name, degrade, draws in DEGRADATIONS:
         caught = total = 0
-        for stack, (first, second) in weeks.items():
+        for _stack, (first, second) in weeks.items():
             history = [record_of(corpus, first, healthy(first), "week-1", 1)]
             for _ in range(draws):
                 now = record_of(corpus, second, degrade(second, rng, topics, corpus), "week-2", 8)

@@ -7,23 +7,23 @@ from typing import Any
 
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._profiles_file import load_profiles_file
-from redline_canary.corpus.publication import MODES
 from redline_canary.corpus.severity import Severity
 from redline_canary.errors import BadInput
 from redline_canary.review.profiles import Profile, get_profile
 from redline_canary.score.acknowledgements import Acknowledgement
 from redline_canary.score.defaults import BY_FLAG, default
-from redline_canary.score.scoring import DEFAULT_FLOOR, KINDS
+from redline_canary.score.record import KINDS, MODES, Mode, PRKind
+from redline_canary.score.scoring import DEFAULT_FLOOR
 from redline_canary.score.verdict import BLOCKER_GATES, GateOptions, parse_baseline
 
 
-def parse_kind(value: str, where: str) -> str:
+def parse_kind(value: str, where: str) -> PRKind:
     if value not in KINDS:
         raise BadInput(f"{where}: --kind/manifest.kind must be seeded or clean, got {value!r}")
     return value
 
 
-def parse_mode(value: str, where: str) -> str:
+def parse_mode(value: str, where: str) -> Mode:
     if value not in MODES:
         raise BadInput(f"{where}: --mode/manifest.mode must be blind or marked, got {value!r}")
     return value

@@ -16,7 +16,6 @@ import yaml
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._options import gate_options
 from redline_canary.corpus.model import CorpusData
-from redline_canary.corpus.publication import MODES
 from redline_canary.corpus.severity import SEVERITY_NAMES, Severity
 from redline_canary.errors import BadInput
 from redline_canary.report.text import inert_line
@@ -25,6 +24,7 @@ from redline_canary.run.history import open_regular
 from redline_canary.run.targets import Target
 from redline_canary.score.acknowledgements import Acknowledgement, AcknowledgementError
 from redline_canary.score.acknowledgements import parse as parse_acknowledgements
+from redline_canary.score.record import MODES
 from redline_canary.score.verdict import GateOptions
 
 _KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login"}

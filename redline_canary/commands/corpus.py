@@ -15,7 +15,6 @@ from redline_canary.clock import utc_now_iso
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._options import load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.corpus import model as corpus_model
-from redline_canary.corpus.publication import MODES
 from redline_canary.corpus.severity import SCALE
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS, BadInput
 from redline_canary.report.text import inert_line, json_text
@@ -27,7 +26,7 @@ from redline_canary.run.history import open_regular, read_history
 from redline_canary.score import audit
 from redline_canary.score.evaluate import ScoreSettings, evaluate
 from redline_canary.score.matching import DEFAULT_WINDOW
-from redline_canary.score.record import Record
+from redline_canary.score.record import MODES, Record
 from redline_canary.score.scoring import DEFAULT_FLOOR, RecordMeta
 
 

@@ -16,7 +16,8 @@ from typing import Any
 import yaml
 
 from redline_canary.commands.corpus import write_export
-from redline_canary.corpus.redline_import import MAX_FILES, SIDE_TABLE, ImportResult, Note, convert
+from redline_canary.corpus.redline_import import MAX_FILES, SIDE_TABLE, convert
+from redline_canary.corpus.redline_report import ImportResult, Note
 from redline_canary.corpus.redline_scale import SEVERITY_MAP
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.report.text import inert_line, json_text

@@ -21,9 +21,10 @@ from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import load_targets_text, parse_targets, read_targets_arg
 from redline_canary.corpus.model import CorpusData, view
 from redline_canary.errors import BadInput, combine_exit_codes, doctor_exit_code
-from redline_canary.github.client import GitHubClient, token_from_env, validate_api_url
+from redline_canary.github.client import GitHubClient
 from redline_canary.github.doctor import gather
 from redline_canary.github.doctor_checks import as_json, checklist, render_text
+from redline_canary.github.transport import token_from_env, validate_api_url
 from redline_canary.report.text import json_text
 from redline_canary.review.profiles import get_profile
 from redline_canary.run.corpus_files import load_corpus, require_known_stack

@@ -25,7 +25,8 @@ from redline_canary.commands import _validate as validate
 from redline_canary.commands._actions_env import ActionsEnv, commands_suspended
 from redline_canary.errors import EXIT_PASS, CanaryError, combine_exit_codes, mask
 from redline_canary.github.app_auth import Credentials, add_app_options
-from redline_canary.github.client import GitHubClient, validate_api_url
+from redline_canary.github.client import GitHubClient
+from redline_canary.github.transport import validate_api_url
 from redline_canary.report.regression_issue import DEFAULT_LABEL, Action, Links, OpenIssue, judge, plan
 from redline_canary.report.text import inert_line, json_text
 from redline_canary.run.history import run_records

@@ -32,8 +32,10 @@ import httpx
 from redline_canary.commands import _validate as validate
 from redline_canary.errors import BadInput
 from redline_canary.github.app_auth import Credentials, add_app_options
-from redline_canary.github.client import CANARY_TOPIC, GitHubClient, validate_api_url
+from redline_canary.github.client import CANARY_TOPIC, GitHubClient
+from redline_canary.github.transport import validate_api_url
 from redline_canary.run.cycle import BRANCH_PREFIX, RUN_MARKER, branch_name
+from redline_canary.score.record import KINDS
 
 # ``rc/<run-id>-<8 hex>``: the run id may itself contain ``-``, the token never does, so
 # the last ``-`` separates them. Anchored at both ends (\Z: no trailing newline).
@@ -85,7 +87,7 @@ def carries_marker(text: Any, run_id: str) -> bool:
 def stack_branches(run_id: str, stack: str) -> set[str]:
     """Every branch name a run can use for one stack (branch names are neutral hashes)."""
     return {branch_name(BRANCH_PREFIX, run_id, stack, kind, attempt)
-            for kind in ("seeded", "clean") for attempt in range(1, _MAX_ATTEMPTS + 1)}
+            for kind in KINDS for attempt in range(1, _MAX_ATTEMPTS + 1)}
 
 
 def _parse_time(value: Any) -> dt.datetime | None:

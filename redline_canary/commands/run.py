@@ -31,8 +31,8 @@ from redline_canary.commands._targets import (
 from redline_canary.corpus.model import CorpusData
 from redline_canary.errors import BadInput, mask
 from redline_canary.github.app_auth import AppCredentials, add_app_options, app_credentials, resolve_auth
-from redline_canary.github.client import validate_api_url
 from redline_canary.github.recorder import Recorder
+from redline_canary.github.transport import validate_api_url
 from redline_canary.report.text import inert_line, json_text
 from redline_canary.review.profiles import Profile
 from redline_canary.run.corpus_files import load_corpus, require_stack
@@ -41,6 +41,7 @@ from redline_canary.run.history import read_history
 from redline_canary.run.runner import default_run_id, run_targets, summary_table
 from redline_canary.run.targets import Target
 from redline_canary.score.polling import PollConfig
+from redline_canary.score.record import KINDS
 
 MAX_TIMEOUT_MINUTES = 24 * 60  # a day: longer than any CI job may run
 MAX_CONFIRM = 10  # the janitor recognises attempts up to 50; 10 re-runs is already a lot
@@ -201,7 +202,7 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
             print(f"  auth: GitHub App {options.app.app_id}, an installation token (and a budget) for each "
                   f"of {len(owners)} owner(s): {', '.join(owners)}", file=out)
         for t in targets:
-            for kind in ("seeded", "clean"):
+            for kind in KINDS:
                 print(f"  {t.repo}: {t.stack}/{kind} via {t.reviewer} ({t.mode}) -> branch "
                       f"{branch_name(BRANCH_PREFIX, run_id, t.stack, kind, 1)}, label {LABEL}", file=out)
         return 0

@@ -35,7 +35,7 @@ from redline_canary.corpus.model import CorpusData
 from redline_canary.corpus.severity import Severity
 from redline_canary.errors import BadInput
 from redline_canary.github.app_auth import Credentials, add_app_options
-from redline_canary.github.client import validate_api_url
+from redline_canary.github.transport import validate_api_url
 from redline_canary.report.text import inert_line, json_text, render_baseline, render_record
 from redline_canary.review.capture import CaptureError, capture_meta, check_capture
 from redline_canary.review.findings import Finding

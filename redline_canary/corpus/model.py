@@ -177,7 +177,8 @@ def with_sites(markers: list[PublishedMarker]) -> list[PublishedMarker]:
     sites: dict[int, list[Place]] = {}
     for p in markers:
         if p.marker.kind == "site":
-            sites.setdefault(p.marker.n, []).append(Place(p.path, p.line, p.end_line))
+            sites.setdefault(p.marker.n, []).append(Place(p.path, p.line, p.end_line, p.marker.path,
+                                                          p.marker.anchor_line))
     return [replace(p, sites=tuple(sorted(sites.get(p.marker.n, ()), key=lambda s: (s.path, s.line))))
             if p.marker.kind == "seed" else p
             for p in markers if p.marker.kind != "site"]

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 from redline_canary.corpus.markers import Marker, ParsedFile
 
-MODES = ("blind", "marked")
-
 _HEADER_WORDS = re.compile(
     r"(?i)\bseed(s|ed)?\b|do not merge|redline|\b(BLOCKER|CRITICAL|MAJOR|MINOR)\b"
 )
@@ -28,6 +26,8 @@ class Place:
     path: str
     line: int
     end_line: int
+    corpus_path: str = ""  # where the SITE line is written in the corpus, for the record
+    corpus_line: int = 0
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,9 @@ import httpx
 
 from redline_canary.clock import Clock
 from redline_canary.errors import BadInput, register_secret
-from redline_canary.github.client import GitHubClient, TokenSource, token_from_env
+from redline_canary.github.client import GitHubClient
 from redline_canary.github.retry import RetryPolicy
+from redline_canary.github.transport import TokenSource, token_from_env
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric import rsa

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from redline_canary.errors import EXIT_MEANINGS, outcome_word
 from redline_canary.report.text import terminal_safe
 from redline_canary.report.workflow_commands import workflow_command
-from redline_canary.score.record import Record
+from redline_canary.score.record import PRKind, Record
 from redline_canary.score.verdict import final_attempts
 
 ANNOTATIONS_PER_LEVEL = 10
 
 
-def corpus_file(corpus_prefix: str, kind: str, stack: str, path: str) -> str:
+def corpus_file(corpus_prefix: str, kind: PRKind, stack: str, path: str) -> str:
     """Where a seed lives in the corpus, relative to the workspace: what ``file=`` names."""
     prefix = corpus_prefix.strip().removeprefix("./").rstrip("/") or "seeds"
     return f"{prefix}/{kind}/{stack}/{path}"

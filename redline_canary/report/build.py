@@ -17,7 +17,6 @@ from redline_canary.report.model import (
     UNRECORDED,
     Measurement,
     Rate,
-    RecordError,
     Report,
     RunPoint,
     SeedRef,
@@ -28,6 +27,7 @@ from redline_canary.report.model import (
 from redline_canary.report.stats import calibration, comparisons
 from redline_canary.report.text import terminal_safe
 from redline_canary.score.record import Record, Seed
+from redline_canary.score.record_schema import RecordProblem
 from redline_canary.score.scoring import wilson
 
 # ``Record.from_json`` has checked every type; what is left is what the scoreboard needs
@@ -36,18 +36,18 @@ from redline_canary.score.scoring import wilson
 
 def _text(value: str, key: str) -> str:
     if not value:
-        raise RecordError(f"{key} is not a non-empty string")
+        raise RecordProblem(f"{key} is not a non-empty string", key)
     return value
 
 
 def _seed(s: Seed, stack: str, key: str) -> SeedRef:
     try:
         if s.line < 0:
-            raise RecordError(f"{key}[].line is not a non-negative integer")
+            raise RecordProblem(f"{key}[].line is not a non-negative integer", "line")
         return SeedRef(stack, s.n, _text(s.path, "path"), s.line, _text(s.severity, "severity"),
                        _text(s.rule, "rule"), s.description or "")
-    except RecordError as exc:
-        raise RecordError(f"{key}[]: {exc}") from None
+    except RecordProblem as exc:
+        raise RecordProblem(f"{key}[]: {exc.why}", f"{key}[].{exc.key}") from None
 
 
 def _level_given(seed: Seed, state: str) -> str:
@@ -80,7 +80,7 @@ def _measurement(r: Record) -> tuple[Measurement, list[SeedRef]]:
     cfp = None
     if kind == "clean" and scored:
         if r.clean_false_positives is None:
-            raise RecordError("clean_false_positives is not a non-negative integer")
+            raise RecordProblem("clean_false_positives is not a non-negative integer", "clean_false_positives")
         cfp = r.clean_false_positives
     m = Measurement(
         kind=kind, outcome=outcome, recorded_at=_text(r.recorded_at, "recorded_at"),
@@ -123,8 +123,8 @@ def build_report(records: Iterable[Record], since: str | None = None,
             repo, stack, reviewer = _text(r.repo, "repo"), _text(r.stack, "stack"), _text(r.reviewer, "reviewer")
             run_id, fp = _text(r.run_id, "run_id"), _text(r.corpus_fingerprint, "corpus_fingerprint")
             m, seeds = _measurement(r)
-        except RecordError as exc:
-            skipped.append(f"{describe(r)}: {exc}")
+        except RecordProblem as exc:
+            skipped.append(f"{describe(r)}: {exc.why}")
             continue
         used += 1
         key = (repo, stack, reviewer, run_id, m.kind)

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from redline_canary.report.text import fmt_rate, md_seed_line, seed_line
+from redline_canary.score.record import Outcome, PRKind
 
 # The seed classes are the gate's (a rolling baseline fails on "newly missed"): one definition.
 from redline_canary.score.verdict import ALWAYS_CAUGHT as ALWAYS_CAUGHT
@@ -33,14 +34,10 @@ from redline_canary.score.verdict import NEWLY_MISSED as NEWLY_MISSED
 from redline_canary.score.verdict import SEED_CLASSES as SEED_CLASSES
 from redline_canary.score.verdict import classify as classify
 
-GAP_OUTCOMES = ("silent", "error", "cancelled")
+GAP_OUTCOMES: tuple[Outcome, ...] = ("silent", "error", "cancelled")
 SEED_STATES = ("caught", "undercalled", "missed")
 NONE = "none"  # the seed was not measured in that run (gap, or not in that corpus)
 UNRECORDED = "not recorded"  # schema 1 records kept no evidence of the level given
-
-
-class RecordError(ValueError):
-    """A record that has every required key but a value of the wrong shape."""
 
 
 # --------------------------------------------------------------------------- data
@@ -85,8 +82,8 @@ class SeedRef:
 class Measurement:
     """The final attempt of one kind (seeded or clean) within one run."""
 
-    kind: str
-    outcome: str
+    kind: PRKind
+    outcome: Outcome
     recorded_at: str
     attempt: int
     notice: str | None

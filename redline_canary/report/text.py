@@ -210,7 +210,10 @@ def blockers_found(record: Record) -> int:
 def blockers_text(record: Record) -> str:
     """"found 6/6 · rated BLOCKER 4/6": the gate's number first, the marked-severity one beside it."""
     b = record.blocker
-    return f"found {blockers_found(record)}/{b.markers} · rated BLOCKER {b.caught}/{b.markers}"
+    # Before schema 3, found counted a BLOCKER located at any severity, on topic or not:
+    # such a record is read as it was written, and says so.
+    how = f" (schema {record.schema}: located at any severity)" if record.schema < 3 else ""
+    return f"found {blockers_found(record)}/{b.markers}{how} · rated BLOCKER {b.caught}/{b.markers}"
 
 
 def render_record(record: Record) -> str:

@@ -30,7 +30,7 @@ from redline_canary.run.targets import Target
 from redline_canary.score.evaluate import ScoreSettings, evaluate
 from redline_canary.score.matching import DEFAULT_WINDOW
 from redline_canary.score.polling import PollConfig, PollState, activity_fingerprint, describe, observe
-from redline_canary.score.record import Record
+from redline_canary.score.record import KINDS, Outcome, PRKind, Record
 from redline_canary.score.scoring import DEFAULT_FLOOR, RecordMeta
 from redline_canary.score.verdict import GateOptions, confirm, decide, unmet_blockers
 
@@ -70,7 +70,7 @@ class Leftovers:
 
 @dataclass
 class OpenPR:
-    kind: str
+    kind: PRKind
     attempt: int
     branch: str
     number: int | None = None
@@ -82,13 +82,13 @@ class OpenPR:
     unconfirmed: str | None = None  # why the trigger may not have taken
 
 
-def branch_name(prefix: str, run_id: str, stack: str, kind: str, attempt: int) -> str:
+def branch_name(prefix: str, run_id: str, stack: str, kind: PRKind, attempt: int) -> str:
     """Neutral and unique per run: nothing in it says "seeded" or names a severity."""
     token = hashlib.sha256(f"{stack}/{kind}/{attempt}".encode()).hexdigest()[:8]
     return f"{prefix}{run_id}-{token}"
 
 
-def pr_text(target: Target, kind: str, run_id: str) -> tuple[str, str, str]:
+def pr_text(target: Target, kind: PRKind, run_id: str) -> tuple[str, str, str]:
     """(title, body, commit message): neutral in blind mode, explicit in marked mode."""
     marker = RUN_MARKER.format(run_id=run_id)
     if target.mode == "marked":
@@ -153,10 +153,10 @@ class TargetCycle:
             self.teardown()
         return self.records
 
-    def _record_unscored(self, outcome: str, notice: str | None, *, opened_only: bool = False) -> None:
+    def _record_unscored(self, outcome: Outcome, notice: str | None, *, opened_only: bool = False) -> None:
         """Every PR of this cycle gets a record, even when the cycle could not finish; a
         capture that broke the scorer is recorded without its comments rather than lost."""
-        prs = self.prs or [OpenPR(kind, 1, "") for kind in ("seeded", "clean")]
+        prs = self.prs or [OpenPR(kind, 1, "") for kind in KINDS]
         for pr in prs:
             if opened_only and pr.number is None:
                 continue
@@ -168,7 +168,7 @@ class TargetCycle:
                 record = self._score(pr, outcome=outcome, comments=False)
             self.records.append(replace(record, notice=mask(notice or record.notice or "")[:1000] or None))
 
-    def _open(self, base: BaseCommit, kind: str, attempt: int) -> OpenPR:
+    def _open(self, base: BaseCommit, kind: PRKind, attempt: int) -> OpenPR:
         t = self.target
         files, _markers = publish(self.corpus, t.stack, kind, t.mode, t.prefix)
         branch = branch_name(self.options.branch_prefix, self.options.run_id, t.stack, kind, attempt)
@@ -242,7 +242,7 @@ class TargetCycle:
             self.progress(self._label(pr), describe(pr.poll, config, self.clock.now()))
         return pr.poll.verdict
 
-    def _score(self, pr: OpenPR, outcome: str | None = None, *, comments: bool = True) -> Record:
+    def _score(self, pr: OpenPR, outcome: Outcome | None = None, *, comments: bool = True) -> Record:
         t = self.target
         capture = self._capture(pr, comments=comments)
         settings = ScoreSettings(stack=t.stack, kind=pr.kind, mode=t.mode, prefix=t.prefix,

@@ -37,9 +37,8 @@ from typing import Any, BinaryIO
 
 from redline_canary.errors import BadInput
 from redline_canary.report.text import inert_line, terminal_safe
-from redline_canary.score.record import FIELDS as FIELDS  # the type table, where the schema test finds it
-from redline_canary.score.record import MAX_INT, HugeInt, Record, RecordProblem, record_problem
-from redline_canary.score.record import Kind as Kind
+from redline_canary.score.record import Record
+from redline_canary.score.record_schema import MAX_INT, HugeInt, RecordProblem, record_problem
 
 IDENTITY_KEYS = ("run_id", "repo", "stack", "kind", "attempt")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from redline_canary.score.record import Mode
 from redline_canary.score.verdict import GateOptions
 
 
@@ -15,7 +16,7 @@ class Target:
     stack: str
     reviewer: str = "redline"
     base: str | None = None
-    mode: str = "blind"
+    mode: Mode = "blind"
     prefix: str = ""
     logins: tuple[str, ...] = field(default_factory=tuple)
     gate_keys: tuple[tuple[str, Any], ...] = ()  # this target's own gate options, as written

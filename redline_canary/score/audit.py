@@ -25,7 +25,7 @@ from typing import Any
 from redline_canary.corpus.publication import PublishedFile, PublishedMarker
 from redline_canary.corpus.severity import Severity, at_or_above
 from redline_canary.score.matching import distance
-from redline_canary.score.record import Record
+from redline_canary.score.record import PRKind, Record
 
 CATEGORIES = ("clean", "noise", "undercall", "near-miss")
 GROUP_GAP = 2
@@ -44,7 +44,7 @@ class Published:
 @dataclass
 class Entry:
     stack: str
-    kind: str
+    kind: PRKind
     category: str
     severity: str | None
     word: str

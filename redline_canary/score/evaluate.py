@@ -20,7 +20,7 @@ from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
 from redline_canary.review.profiles.base import Profile
 from redline_canary.score.matching import DEFAULT_WINDOW, CitesRule
-from redline_canary.score.record import Record
+from redline_canary.score.record import Mode, Outcome, PRKind, Record
 from redline_canary.score.scoring import (
     DEFAULT_FLOOR,
     RecordMeta,
@@ -34,8 +34,8 @@ from redline_canary.score.verdict import GateOptions
 @dataclass(frozen=True)
 class ScoreSettings:
     stack: str
-    kind: str
-    mode: str = "blind"
+    kind: PRKind
+    mode: Mode = "blind"
     prefix: str = ""
     window: int = DEFAULT_WINDOW
     floor: Severity = DEFAULT_FLOOR
@@ -48,7 +48,7 @@ def evaluate(
     settings: ScoreSettings,
     profile: Profile,
     meta: RecordMeta,
-    outcome: str | None = None,
+    outcome: Outcome | None = None,
 ) -> tuple[Score, Record]:
     """Score one captured PR and build its record (``meta`` supplies identity and clock)."""
     extraction = profile.extract(comments_from_capture(capture))
@@ -87,7 +87,7 @@ def _evaluate(
     reviewer: str,
     cites: CitesRule,
     meta: RecordMeta,
-    outcome: str | None,
+    outcome: Outcome | None,
 ) -> tuple[Score, Record]:
     _files, markers = publish(corpus, settings.stack, settings.kind, settings.mode, settings.prefix)
     score = score_pr(

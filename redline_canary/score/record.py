@@ -3,16 +3,9 @@
 Why one type: every command reads records back (gate, issue, report, the action's summary,
 audit, merge, baselines), and each used to walk a ``dict`` with its own ``.get`` defaults,
 so the readers disagreed about what a record may hold. Now a record is checked once, when
-it is made from JSON (:meth:`Record.from_json`), by the one validator below, and upgraded
-there from older schema versions; a reader gets attributes of known types and needs to
-know neither.
-
-The validator walks a small type table, :data:`FIELDS`: the types of
-``history/schema.json``, which ``tests/test_history_types.py`` holds equal to the file.
-``jsonschema`` is not used at run time: it pulls a compiled extension (``rpds-py``) and
-``referencing``/``attrs`` into every install of a CLI that runs in CI, and it would judge
-differently from what users are told today (its ``$`` matches before a final newline, it
-has no 2**53 bound on counts, and its messages name no key the way ours do).
+it is made from JSON (:meth:`Record.from_json`), by the one validator of
+:mod:`~redline_canary.score.record_schema`, and upgraded there from older schema versions;
+a reader gets attributes of known types and needs to know neither.
 
 :meth:`Record.to_json` gives back exactly the JSON a record came from: the same keys in
 the same order, keys this version does not know kept verbatim (``extra``), keys an older
@@ -24,263 +17,27 @@ so it takes no part in equality.
 
 from __future__ import annotations
 
-import functools
-import json
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
-CURRENT_SCHEMA = 2  # 2: blocker_found, per-seed evidence, marker extents
-SEVERITIES = ("BLOCKER", "CRITICAL", "MAJOR", "MINOR", "INFO")
-REQUIRED_KEYS = (
-    "schema", "run_id", "recorded_at", "repo", "stack", "kind", "pr", "reviewer", "mode",
-    "corpus_fingerprint", "outcome", "markers", "caught", "undercalled", "missed",
-    "duplicates", "borderline", "noise", "cited", "recall", "recall_ci95", "blocker_recall",
-    "by_severity", "caught_seeds", "undercalled_seeds", "missed_seeds",
-    "clean_false_positives", "gate", "tool_version",
-)
-# Counts are far below this; anything above is forged (and would overflow a float when a
-# rate is computed from it). 2**53 is also the largest integer every JSON reader keeps.
-MAX_INT = 2**53
+from redline_canary.score.record_schema import RecordProblem, record_problem, shape_problem
 
+if TYPE_CHECKING:  # verdict imports this module; the gate rule's type is only named here
+    from redline_canary.score.verdict import BlockerGate
 
-# --------------------------------------------------------------------------- the type table
+# 2: blocker_found, per-seed evidence, marker extents; 3: found = on topic at >= floor, sites, gate rule
+CURRENT_SCHEMA = 3
 
-
-@dataclass(frozen=True)
-class Kind:
-    """One value's type. ``of``: JSON type names (``integer``, ``number``, ``string``,
-    ``boolean``, ``array``, ``object``, ``null``)."""
-
-    of: tuple[str, ...]
-    minimum: float | None = None
-    maximum: float | None = None
-    enum: tuple[Any, ...] | None = None
-    pattern: str | None = None
-    min_length: int | None = None
-    items: Kind | None = None
-    min_items: int | None = None
-    max_items: int | None = None
-    properties: Mapping[str, Kind] = field(default_factory=dict)
-    required: tuple[str, ...] = ()
-    closed: bool = False  # additionalProperties: false
-    values: Kind | None = None  # additionalProperties: <schema>
-
-
-def _k(*of: str, **kw: Any) -> Kind:
-    return Kind(tuple(of), **kw)
-
-
-COUNT = _k("integer", minimum=0)
-RATE = _k("number", "null", minimum=0, maximum=1)
-CI = _k("array", "null", items=_k("number", minimum=0, maximum=1), min_items=2, max_items=2)
-_SEV_ROW = _k("object", required=("markers", "caught", "undercalled", "missed"),
-              properties={k: COUNT for k in ("markers", "caught", "undercalled", "missed")})
-_EVIDENCE = _k("object", properties={
-    "comment_id": _k("integer", "null"), "channel": _k("string"), "source": _k("string"),
-    "url": _k("string"), "path": _k("string", "null"), "line": _k("integer", "null"),
-    "end_line": _k("integer", "null"), "severity": _k("string", "null"), "word": _k("string"),
-    "distance": _k("integer", minimum=0), "cited": _k("boolean"), "excerpt": _k("string"),
-})
-_SEED = _k("object", required=("n", "path", "line", "severity", "rule"), properties={
-    "n": _k("integer", minimum=1), "path": _k("string"), "line": _k("integer"),
-    "lines": _k("integer", minimum=1), "pushed_path": _k("string"), "pushed_line": _k("integer", "null"),
-    "pushed_end_line": _k("integer", "null"), "severity": _k(enum=SEVERITIES),
-    "rule": _k("string"), "symbol": _k("string", "null"), "description": _k("string"),
-    "evidence": _EVIDENCE,
-})
-SEEDS = _k("array", items=_SEED)
-_UNMATCHED = _k("object", properties={
-    "class": _k(enum=("noise", "duplicate", "borderline")), "comment_id": _k("integer", "null"),
-    "channel": _k("string"), "source": _k("string"), "url": _k("string"), "path": _k("string", "null"),
-    "line": _k("integer", "null"), "end_line": _k("integer", "null"), "severity": _k("string", "null"),
-    "word": _k("string"), "excerpt": _k("string"),
-})
-
-FIELDS: dict[str, Kind] = {
-    "schema": _k("integer", minimum=1),  # the schema file names the versions so far; later ones must read too
-    "run_id": _k("string", min_length=1),
-    "attempt": _k("integer", minimum=1),
-    "recorded_at": _k("string", pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"),
-    "repo": _k("string", pattern=r"^[^/\s]+/[^/\s]+$"),
-    "stack": _k("string", min_length=1),
-    "kind": _k(enum=("seeded", "clean")),
-    "pr": _k("integer", "null"),
-    "reviewer": _k("string"),
-    "mode": _k(enum=("blind", "marked")),
-    "corpus_fingerprint": _k("string", pattern=r"^[0-9a-f]{16}$"),
-    "outcome": _k(enum=("scored", "silent", "error", "cancelled")),
-    "notice": _k("string", "null"),
-    "findings": COUNT,
-    **{k: COUNT for k in ("markers", "caught", "undercalled", "missed", "duplicates", "borderline",
-                          "noise", "cited")},
-    "cited_prefix": COUNT,  # caught seeds whose Redline/<SEVERITY> [rule-id] prefix names the rule
-    "recall": RATE,
-    "recall_ci95": CI,
-    "blocker_recall": RATE,
-    "blocker_recall_ci95": CI,
-    "blocker_found": RATE,
-    "blocker_found_ci95": CI,
-    "by_severity": _k("object", properties={s: _SEV_ROW for s in SEVERITIES}, closed=True),
-    "caught_seeds": SEEDS,
-    "undercalled_seeds": SEEDS,
-    "missed_seeds": SEEDS,
-    "unmatched_findings": _k("array", items=_UNMATCHED),
-    "clean_false_positives": _k("integer", "null", minimum=0),
-    "clean_findings_below_floor": _k("integer", "null", minimum=0),
-    "gate": _k("object", required=("passed", "reasons"),
-               properties={"passed": _k("boolean"), "reasons": _k("array", items=_k("string")),
-                           "warnings": _k("array", items=_k("string")),
-                           "acknowledged": _k("array", items=_k("integer", minimum=1)),
-                           "failing_seeds": _k("array", items=_k("integer", minimum=1)),
-                           "blocker_gate": _k(enum=("caught", "found"))}),
-    "tool_version": _k("string"),
-    "timings": _k("object", values=_k("number")),
-    "api_requests": _k("object", values=_k("integer")),
-}
-
-_ARTICLE = {"integer": "an integer", "number": "a number", "string": "a string", "boolean": "true or false",
-            "array": "a list", "object": "an object", "null": "null"}
-
-
-class HugeInt(int):
-    """Stands in for an integer literal too long to convert (Python refuses more than 4300
-    digits): big enough to fail every bound, and it remembers how long it was."""
-
-    digits = 0
-
-
-def _type_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return "object" if isinstance(value, Mapping) else type(value).__name__
-
-
-def _shown(value: Any) -> str:
-    """A short, terminal-safe picture of a bad value for the message."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
-    if isinstance(value, HugeInt):
-        return f"an integer of {value.digits} digits"
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
-        return f"an integer of {len(str(abs(value)))} digits"
-    if isinstance(value, (Mapping, list, tuple)):
-        return _ARTICLE[_type_of(value)]
-    # JSON with ASCII escapes: one line, no control character, nothing a terminal acts on.
-    text = json.dumps(value, ensure_ascii=True)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _expected(kind: Kind) -> str:
-    if kind.enum is not None:
-        return "one of " + ", ".join(map(str, kind.enum))
-    names = [_ARTICLE[t] for t in kind.of if t != "null"]
-    text = " or ".join(names) + (" or null" if "null" in kind.of else "")
-    if kind.minimum is not None and kind.maximum is not None:
-        text += f" from {kind.minimum:g} to {kind.maximum:g}"
-    elif kind.minimum is not None:
-        text += f" >= {kind.minimum:g}"
-    if kind.min_items is not None and kind.min_items == kind.max_items:
-        text += f" of {kind.min_items} items"
-    return text
-
-
-@functools.lru_cache(maxsize=64)
-def _pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(re.sub(r"\$$", r"\\Z", pattern))
-
-
-def _check(value: Any, kind: Kind, key: str) -> tuple[str, str] | None:
-    """(key path, what is wrong) for the first problem in ``value``, else None."""
-    if kind.enum is not None:
-        ok = isinstance(value, str) and value in kind.enum
-        return None if ok else (key, f"expected {_expected(kind)}, got {_shown(value)}")
-    got = _type_of(value)
-    fits = got in kind.of or (got == "integer" and "number" in kind.of)
-    if not fits:
-        return key, f"expected {_expected(kind)}, got {_shown(value)}"
-    if got in ("integer", "number"):
-        if got == "number" and not math.isfinite(value):
-            return key, f"expected {_expected(kind)}, got {_shown(value)}"
-        if abs(value) > MAX_INT:
-            return key, f"expected {_expected(kind)} (at most {MAX_INT}), got {_shown(value)}"
-        if (kind.minimum is not None and value < kind.minimum) or (kind.maximum is not None
-                                                                   and value > kind.maximum):
-            return key, f"expected {_expected(kind)}, got {_shown(value)}"
-    elif got == "string":
-        if kind.min_length is not None and len(value) < kind.min_length:
-            return key, "expected a non-empty string"
-        # JSON Schema's "$" is the end of the string; Python's also matches before a final
-        # newline, so it is read as \Z.
-        if kind.pattern is not None and not _pattern(kind.pattern).search(value):
-            return key, f"expected a string matching {kind.pattern}, got {_shown(value)}"
-    elif got == "array":
-        if (kind.min_items is not None and len(value) < kind.min_items) or (
-                kind.max_items is not None and len(value) > kind.max_items):
-            return key, f"expected {_expected(kind)}, got {len(value)} items"
-        if kind.items is not None:
-            for i, item in enumerate(value):
-                problem = _check(item, kind.items, f"{key}[{i}]")
-                if problem:
-                    return problem
-    elif got == "object":
-        for name in kind.required:
-            if name not in value:
-                return f"{key}.{name}", "required key missing"
-        for name, item in value.items():
-            sub = kind.properties.get(name) or kind.values
-            if sub is None:
-                if kind.closed:
-                    return f"{key}.{name}", "unknown key"
-                continue
-            problem = _check(item, sub, f"{key}.{name}")
-            if problem:
-                return problem
-    return None
-
-
-def record_problem(record: Any) -> tuple[str, str] | None:
-    """The first type problem of a record that has every required key, as (key, why);
-    None for a well-formed record. Keys this table does not know are allowed."""
-    for key, kind in FIELDS.items():
-        if key in record:
-            problem = _check(record[key], kind, key)
-            if problem:
-                # Key names are record text too: the path is quoted in messages, so it is
-                # shown with ASCII escapes here, once, rather than for every key read.
-                return json.dumps(problem[0], ensure_ascii=True)[1:-1][:160], problem[1]
-    return None
-
-
-def shape_problem(record: Any) -> str | None:
-    """Why a JSON value is no record at all (what a torn line or a bad merge leaves)."""
-    if not isinstance(record, Mapping):
-        return "not a JSON object"
-    missing = [k for k in REQUIRED_KEYS if k not in record]
-    return f"missing keys: {', '.join(missing)}" if missing else None
-
-
-class RecordProblem(ValueError):
-    """Why a JSON value is not a record. ``key`` is None when it is no record at all (not
-    an object, keys missing: *corrupt*), else the path of the first value of the wrong type
-    (*malformed*: no writer of this program makes one, so it is a bug or a forgery)."""
-
-    def __init__(self, why: str, key: str | None = None) -> None:
-        super().__init__(f"{key}: {why}" if key is not None else why)
-        self.why = why
-        self.key = key
+# The closed sets a record's values come from (``record_schema.FIELDS`` holds a record read
+# from JSON to the same values). A value from outside (a flag, a manifest, a targets file)
+# becomes one of these by ``in`` one of the tuples below, which narrows it.
+PRKind = Literal["seeded", "clean"]  # "Kind" is record_schema's type-table entry
+Mode = Literal["blind", "marked"]
+Outcome = Literal["scored", "silent", "error", "cancelled"]
+KINDS: tuple[PRKind, ...] = get_args(PRKind)
+MODES: tuple[Mode, ...] = get_args(Mode)
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 
 # --------------------------------------------------------------------------- the parts
@@ -416,15 +173,22 @@ class Seed(_Object):
     pushed_end_line: int | None = None
     symbol: str | None = None
     description: str | None = None
+    # Other places of the same defect (SITE lines), from schema 3: each {path, line,
+    # pushed_path, pushed_line}. Left out when the seed has none.
+    sites: tuple[Mapping[str, Any], ...] = ()
     evidence: Evidence | None = None  # caught and undercalled seeds, from schema 2
 
     KEYS: ClassVar[tuple[str, ...]] = ("n", "path", "line", "lines", "pushed_path", "pushed_line",
                                        "pushed_end_line", "severity", "rule", "symbol", "description",
-                                       "evidence")
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"evidence"})
+                                       "sites", "evidence")
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"evidence", "sites"})
+
+    def _is_set(self, key: str, value: Any) -> bool:
+        return bool(value) if key == "sites" else value is not None
 
     def _values(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.KEYS[:-1]}
+        out = {k: getattr(self, k) for k in self.KEYS[:-2]}
+        out["sites"] = [dict(s) for s in self.sites]
         out["evidence"] = self.evidence.to_json() if self.evidence is not None else None
         return out
 
@@ -435,6 +199,7 @@ class Seed(_Object):
                    rule=data["rule"], lines=data.get("lines"), pushed_path=data.get("pushed_path"),
                    pushed_line=data.get("pushed_line"), pushed_end_line=data.get("pushed_end_line"),
                    symbol=data.get("symbol"), description=data.get("description"),
+                   sites=tuple(data.get("sites") or ()),
                    evidence=Evidence.from_json(evidence) if evidence is not None else None,
                    extra=_extra(data, cls.KEYS), layout=tuple(data))
 
@@ -476,7 +241,7 @@ class Gate(_Object):
     failing_seeds: tuple[int, ...] = ()  # the BLOCKER seeds that fail it (absent before it was recorded)
     warnings: tuple[str, ...] = ()
     acknowledged: tuple[int, ...] = ()
-    blocker_gate: str = "caught"
+    blocker_gate: BlockerGate = "caught"
 
     KEYS: ClassVar[tuple[str, ...]] = ("passed", "reasons", "failing_seeds", "warnings", "acknowledged",
                                        "blocker_gate")
@@ -488,7 +253,9 @@ class Gate(_Object):
                 "blocker_gate": self.blocker_gate}
 
     def _is_set(self, key: str, value: Any) -> bool:
-        return value != "caught" if key == "blocker_gate" else bool(value)
+        if key == "blocker_gate":  # a new record always says which rule judged it (schema 3)
+            return self.layout is None or value != "caught"
+        return bool(value)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Gate:
@@ -513,12 +280,12 @@ class Record(_Object):
     recorded_at: str
     repo: str
     stack: str
-    kind: str  # seeded | clean
+    kind: PRKind
     pr: int | None
     reviewer: str
-    mode: str  # blind | marked
+    mode: Mode
     corpus_fingerprint: str
-    outcome: str  # scored | silent | error | cancelled
+    outcome: Outcome
     notice: str | None = None
     findings: int | None = None  # None: not recorded (older writers)
     markers: int
@@ -660,7 +427,7 @@ def _upgrade(record: Record) -> Record:
     Schema 1 had no ``blocker_found``: it is what ``by_severity`` already says (BLOCKER
     markers caught or undercalled). The line on disk is never touched: this is a view, and
     a record written back (``history merge``) carries the key after its own."""
-    if record.schema >= CURRENT_SCHEMA or record.has("blocker_found"):
+    if record.schema >= 2 or record.has("blocker_found"):  # from schema 2 it is written
         return record
     row = record.by_severity.get("BLOCKER")
     found: float | None = None

@@ -16,13 +16,23 @@ from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
 from redline_canary.score.defaults import default
 from redline_canary.score.matching import DEFAULT_WINDOW, Assignment, CitesRule, Pair, assign
-from redline_canary.score.record import CURRENT_SCHEMA, Counts, Evidence, Gate, Record, Seed, Unmatched
+from redline_canary.score.record import (
+    CURRENT_SCHEMA,
+    KINDS,
+    Counts,
+    Evidence,
+    Gate,
+    Mode,
+    Outcome,
+    PRKind,
+    Record,
+    Seed,
+    Unmatched,
+)
 from redline_canary.score.verdict import GateOptions, decide
 
 SCHEMA_VERSION = CURRENT_SCHEMA
 EVIDENCE_CHARS = 300
-KINDS = ("seeded", "clean")
-OUTCOMES = ("scored", "silent", "error", "cancelled")
 DEFAULT_FLOOR = Severity.parse(str(default("--floor")))
 _Z95 = 1.959963984540054
 
@@ -46,8 +56,8 @@ def rate(successes: int, n: int) -> float | None:
 class Score:
     """Everything DESIGN §6 defines for one PR."""
 
-    kind: str
-    outcome: str
+    kind: PRKind
+    outcome: Outcome
     notice: str | None
     markers: list[PublishedMarker]
     findings: list[Finding]
@@ -145,7 +155,7 @@ class Score:
         return sum(not self._at_or_above_floor(f) for f in flagged)
 
 
-def decide_outcome(extraction: Extraction) -> tuple[str, str | None]:
+def decide_outcome(extraction: Extraction) -> tuple[Outcome, str | None]:
     """DESIGN §6 outcome from what the reviewer did; silence is never a score."""
     if extraction.has("error") and not extraction.findings:
         return "error", extraction.notice("error")
@@ -158,14 +168,14 @@ def decide_outcome(extraction: Extraction) -> tuple[str, str | None]:
 
 def score_pr(
     *,
-    kind: str,
+    kind: PRKind,
     markers: Sequence[PublishedMarker],
     extraction: Extraction,
     window: int = DEFAULT_WINDOW,
     floor: Severity = DEFAULT_FLOOR,
     cites: CitesRule | None = None,
     gate: GateOptions | None = None,
-    outcome: str | None = None,
+    outcome: Outcome | None = None,
     topics: TopicIndex = NO_TOPICS,
 ) -> Score:
     """Match, count and gate one PR. ``outcome`` overrides (e.g. ``cancelled``)."""
@@ -195,6 +205,8 @@ def _seed_entry(m: PublishedMarker, pair: Pair | None = None) -> Seed:
         rule=m.marker.rule,
         symbol=m.marker.symbol,
         description=m.marker.description,
+        sites=tuple({"path": p.corpus_path, "line": p.corpus_line, "pushed_path": p.path, "pushed_line": p.line}
+                    for p in m.sites),
         evidence=evidence(pair.finding, pair) if pair is not None else None,
     )
 
@@ -251,7 +263,7 @@ class RecordMeta:
     tool_version: str
     stack: str = ""
     reviewer: str = ""
-    mode: str = ""
+    mode: Mode | None = None
     corpus_fingerprint: str = ""
     attempt: int = 1
     pr: int | None = None
@@ -261,6 +273,8 @@ class RecordMeta:
 
 def build_record(score: Score, meta: RecordMeta) -> Record:
     """One history line, its gate decided from the record itself."""
+    if meta.mode is None:
+        raise ValueError("RecordMeta.mode is not set (evaluate fills it from the score settings)")
     seeded = score.kind == "seeded"
     scored = score.outcome == "scored"
     caught_b, n_b = score.blocker_counts

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal, get_args
 
 from redline_canary.corpus.severity import at_or_above
 from redline_canary.errors import outcome_exit_code
@@ -28,7 +29,8 @@ def record_exit_code(record: Record) -> int:
     return outcome_exit_code(record.outcome, record.gate.passed)
 
 
-BLOCKER_GATES = ("caught", "found")
+BlockerGate = Literal["caught", "found"]
+BLOCKER_GATES: tuple[BlockerGate, ...] = get_args(BlockerGate)
 ALWAYS_CAUGHT = "always caught"
 INTERMITTENT = "intermittent"
 NEWLY_MISSED = "newly missed"
@@ -43,7 +45,7 @@ class GateOptions:
 
     min_recall: float | None = None
     require_citation: bool = False
-    blocker_gate: str = "found"  # found: located, on topic, at >= floor; caught: at the marked severity
+    blocker_gate: BlockerGate = "found"  # found: located, on topic, at >= floor; caught: at the marked severity
     floor: str = "MAJOR"
     baseline: str | None = None  # None, "previous", or "window:N"
     acknowledgements: tuple[Acknowledgement, ...] = ()
@@ -71,7 +73,7 @@ class Verdict:
     reasons: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     acknowledged: tuple[int, ...] = ()
-    blocker_gate: str = "found"
+    blocker_gate: BlockerGate = "found"
     failing: tuple[int, ...] = ()  # the BLOCKER seeds that fail this gate
 
     def gate(self) -> Gate:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary.run import history
-from redline_canary.score.record import SEVERITIES, Record
+from redline_canary.score.record import Record
+from redline_canary.score.record_schema import SEVERITIES
 
 _ZERO = {"markers": 0, "caught": 0, "undercalled": 0, "missed": 0}
 BASE: dict[str, Any] = {

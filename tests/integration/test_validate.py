@@ -13,7 +13,7 @@ import pytest
 
 from redline_canary.commands import _validate as validate
 from redline_canary.errors import BadInput
-from redline_canary.github.client import validate_api_url
+from redline_canary.github.transport import validate_api_url
 from redline_canary.run.runner import default_run_id
 from redline_canary.sandbox import BanditReviewer
 from tests.helpers.clirun import ROOT, cli_main

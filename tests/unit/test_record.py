@@ -11,15 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redline_canary.score.record import (
-    SEVERITIES,
     Counts,
     Evidence,
     Gate,
     Record,
-    RecordProblem,
     Seed,
     Unmatched,
 )
+from redline_canary.score.record_schema import SEVERITIES, RecordProblem
 from tests.helpers.clirun import ROOT
 from tests.helpers.records import record
 

@@ -21,7 +21,7 @@ from redline_canary.report.regression_issue import (
     plan,
     title,
 )
-from redline_canary.run.history import record_problem
+from redline_canary.score.record_schema import record_problem
 from tests.helpers.records import as_records
 
 

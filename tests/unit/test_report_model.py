@@ -28,7 +28,8 @@ from redline_canary.report.model import (
     to_json,
 )
 from redline_canary.report.stats import sign_test
-from redline_canary.score.record import Record, RecordProblem
+from redline_canary.score.record import Record
+from redline_canary.score.record_schema import RecordProblem
 from redline_canary.score.scoring import wilson
 from tests.helpers.clirun import ROOT
 from tests.helpers.records import as_records

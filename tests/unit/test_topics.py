@@ -98,7 +98,7 @@ def test_site_lines_parse_strip_and_attach_to_their_seed() -> None:
     assert [(m.kind, m.n, m.anchor_line) for m in parsed.markers] == [("seed", 1, 3), ("site", 1, 4)]
     published = [PublishedMarker(m, "a.py", m.anchor_line) for m in parsed.markers]
     (only,) = with_sites(published)
-    assert only.marker.kind == "seed" and only.sites == (Place("a.py", 4, 4),)
+    assert only.marker.kind == "seed" and only.sites == (Place("a.py", 4, 4, "a.py", 4),)
 
 
 def test_terms_lint() -> None:

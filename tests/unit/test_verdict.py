@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from redline_canary.errors import combine_exit_codes
-from redline_canary.score.record import Record, RecordProblem
+from redline_canary.score.record import Record
+from redline_canary.score.record_schema import RecordProblem
 from redline_canary.score.verdict import confirm, final_attempts, record_exit_code
 from tests.helpers.records import as_record, as_records
 
