@@ -72,3 +72,55 @@ def test_final_attempts_prefers_the_later_attempt_and_the_later_listed_run() -> 
     one, two, clean, rerun = rec("r1", 1), rec("r1", 2), rec("r1", 1, "clean"), rec("r2", 1)
     assert final_attempts([one, two, clean]) == [two, clean]
     assert final_attempts([rerun, one, two, clean], ["r1", "r2"]) == [rerun, clean]
+
+
+# --- baselines with blocker-gate found (docs/matching.md#baseline) ------------------------------
+def _week(run: str, day: int, *, caught: list[int], under: dict[int, str] | None = None,
+          missed: list[int] | None = None, recall: tuple[int, int] = (10, 16)) -> Record:
+    def seed(n: int, given: str | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": n, "severity": "BLOCKER"}
+        if given:
+            out["evidence"] = {"severity": given, "word": given.lower()}
+        return out
+    k, n = recall
+    return as_record({"kind": "seeded", "run_id": run, "recorded_at": f"2026-11-{day:02d}T06:00:00Z",
+                      "outcome": "scored", "markers": n, "caught": k, "recall": round(k / n, 4),
+                      "caught_seeds": [seed(s) for s in caught],
+                      "undercalled_seeds": [seed(s, g) for s, g in (under or {}).items()],
+                      "missed_seeds": [seed(s) for s in missed or []], "gate": {"passed": True, "reasons": []}})
+
+
+def test_a_blocker_rated_lower_than_last_week_passes_with_a_severity_drift_warning() -> None:
+    from redline_canary.score.verdict import GateOptions, decide
+
+    before = _week("w1", 1, caught=[1, 2])
+    now = _week("w2", 8, caught=[1], under={2: "CRITICAL"})
+    verdict = decide(now, GateOptions(baseline="window:4"), history=[before])
+    assert verdict.passed, verdict.reasons
+    assert any(w.startswith("severity drift: SEED 2 [BLOCKER] rated BLOCKER in 1 of the last 1")
+               for w in verdict.warnings), verdict.warnings
+    strict = decide(now, GateOptions(blocker_gate="caught", baseline="window:4"), history=[before])
+    assert not strict.passed  # the strict rule still fails it
+
+
+def test_a_recall_drop_beyond_the_windows_spread_fails_and_a_small_one_does_not() -> None:
+    from redline_canary.score.verdict import GateOptions, decide
+
+    window = [_week("w1", 1, caught=[1], recall=(12, 16)), _week("w2", 8, caught=[1], recall=(14, 16))]
+    small = _week("w3", 15, caught=[1], recall=(11, 16))  # 0.69 against a window of 0.75 and 0.88
+    assert decide(small, GateOptions(baseline="window:4"), history=window).passed
+    big = _week("w3", 15, caught=[1], recall=(5, 16))  # 0.31: half the findings gone
+    verdict = decide(big, GateOptions(baseline="window:4"), history=window)
+    assert not verdict.passed and verdict.reasons[0].startswith("recall drop: 5/16 (0.31)")
+    assert decide(big, GateOptions(), history=window).passed  # no baseline, no recall rule
+
+
+def test_previous_baseline_under_found_fails_only_when_a_blocker_is_no_longer_found() -> None:
+    from redline_canary.score.verdict import GateOptions, decide
+
+    before = _week("w1", 1, caught=[1, 2])
+    lower = _week("w2", 8, caught=[1], under={2: "MAJOR"})
+    assert decide(lower, GateOptions(baseline="previous"), history=[before]).passed
+    gone = _week("w2", 8, caught=[1], missed=[2])
+    verdict = decide(gone, GateOptions(baseline="previous"), history=[before])
+    assert not verdict.passed and any("newly missed BLOCKER: SEED 2" in r for r in verdict.reasons)
