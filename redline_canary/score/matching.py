@@ -142,10 +142,16 @@ def assign(
 
     # edges[finding index] = {marker rank: (weight vector, distance, caught, cited, on topic)}
     edges: list[dict[int, Edge]] = []
+    seen: dict[str, frozenset[str]] = {}  # a body's topics, computed once (a flood repeats bodies)
     for f in ordered:
         row: dict[int, Edge] = {}
-        about = topics.topics(f.body)
-        for key, (m, d) in seed_index.eligible(f, window).items():
+        near = seed_index.eligible(f, window)
+        about: frozenset[str] = frozenset()
+        if near:
+            if f.body not in seen:
+                seen[f.body] = topics.topics(f.body)
+            about = seen[f.body]
+        for key, (m, d) in near.items():
             cited = f.rule == m.marker.rule or (cites is not None and cites(f.body, m.marker.rule))
             on_topic = cited or m.marker.rule in about
             if about and not on_topic:
