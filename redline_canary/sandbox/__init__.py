@@ -47,7 +47,9 @@ from redline_canary.sandbox.reviewers import (
     ScriptedReviewer,
     SilentReviewer,
 )
-from redline_canary.sandbox.scenario import Scenario, ScenarioError, load_scenario, parse_scenario
+from redline_canary.sandbox.scenario import Scenario, ScenarioError
+from redline_canary.sandbox.scenario_files import load_scenario
+from redline_canary.sandbox.scenario_validation import parse_scenario
 
 __all__ = [
     "BANDIT_BOT",

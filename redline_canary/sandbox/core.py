@@ -34,7 +34,9 @@ from redline_canary.sandbox.policies import (
     TooQuickly,
 )
 from redline_canary.sandbox.reviewers import Activity, Reviewer, ReviewerHub
-from redline_canary.sandbox.scenario import ReviewerKind, Scenario, apply_scenario, as_scenario
+from redline_canary.sandbox.scenario import ReviewerKind, Scenario
+from redline_canary.sandbox.scenario_build import apply_scenario
+from redline_canary.sandbox.scenario_files import as_scenario
 from redline_canary.sandbox.server import SandboxServer
 from redline_canary.sandbox.state import State
 from redline_canary.sandbox.transport import SandboxTransport
