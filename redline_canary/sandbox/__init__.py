@@ -33,20 +33,15 @@ scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observa
 
 from redline_canary.sandbox.core import IssueSummary, PullSummary, RepoHandle, Sandbox
 from redline_canary.sandbox.limits import Fault, RequestRecord
-from redline_canary.sandbox.reviewers import (
-    BANDIT_BOT,
-    COPILOT,
-    REDLINE_BOT,
-    Activity,
+from redline_canary.sandbox.reviewer_hub import Activity
+from redline_canary.sandbox.reviewer_kinds import (
     BanditReviewer,
     Batch,
-    Identity,
     ReplayReviewer,
-    ReviewContext,
-    Reviewer,
     ScriptedReviewer,
     SilentReviewer,
 )
+from redline_canary.sandbox.reviewers import BANDIT_BOT, COPILOT, REDLINE_BOT, Identity, ReviewContext, Reviewer
 from redline_canary.sandbox.scenario import Scenario, ScenarioError
 from redline_canary.sandbox.scenario_files import load_scenario
 from redline_canary.sandbox.scenario_validation import parse_scenario

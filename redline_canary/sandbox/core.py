@@ -33,7 +33,8 @@ from redline_canary.sandbox.policies import (
     ReviewRequestMode,
     TooQuickly,
 )
-from redline_canary.sandbox.reviewers import Activity, Reviewer, ReviewerHub
+from redline_canary.sandbox.reviewer_hub import Activity, ReviewerHub
+from redline_canary.sandbox.reviewers import Reviewer
 from redline_canary.sandbox.scenario import ReviewerKind, Scenario
 from redline_canary.sandbox.scenario_build import apply_scenario
 from redline_canary.sandbox.scenario_files import as_scenario

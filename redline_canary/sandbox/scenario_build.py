@@ -24,7 +24,8 @@ def apply_scenario(
     """Build ``scenario``'s world in ``sb``: repos, human branches and PRs, then reviewers
     (attached last, so pre-existing human PRs are not reviewed at start-up), then policies
     and faults (last, so setup never trips over them)."""
-    from redline_canary.sandbox.reviewers import BanditReviewer, Reviewer, SilentReviewer
+    from redline_canary.sandbox.reviewer_kinds import BanditReviewer, SilentReviewer
+    from redline_canary.sandbox.reviewers import Reviewer
 
     human = sb.state.ensure_user(scenario.human)
     for spec in scenario.repos:
