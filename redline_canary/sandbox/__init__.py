@@ -31,8 +31,9 @@ scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observa
 ``capture`` (the three comment channels as GitHub JSON), ``reviewer_activity``.
 """
 
-from redline_canary.sandbox.core import IssueSummary, PullSummary, RepoHandle, Sandbox
+from redline_canary.sandbox.core import RepoHandle, Sandbox
 from redline_canary.sandbox.limits import Fault, RequestRecord
+from redline_canary.sandbox.observation import IssueSummary, PullSummary
 from redline_canary.sandbox.reviewer_hub import Activity
 from redline_canary.sandbox.reviewer_kinds import (
     BanditReviewer,
