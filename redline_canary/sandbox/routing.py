@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
 from redline_canary.sandbox.model import Repo, User, parse_iso
-from redline_canary.sandbox.render import Json, Renderer
+from redline_canary.sandbox.render import Renderer
+from redline_canary.sandbox.render_people import Json
 from redline_canary.sandbox.state import State
 
 if TYPE_CHECKING:
