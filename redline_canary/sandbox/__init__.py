@@ -31,23 +31,21 @@ scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observa
 ``capture`` (the three comment channels as GitHub JSON), ``reviewer_activity``.
 """
 
-from redline_canary.sandbox.core import IssueSummary, PullSummary, RepoHandle, Sandbox
+from redline_canary.sandbox.core import RepoHandle, Sandbox
 from redline_canary.sandbox.limits import Fault, RequestRecord
-from redline_canary.sandbox.reviewers import (
-    BANDIT_BOT,
-    COPILOT,
-    REDLINE_BOT,
-    Activity,
+from redline_canary.sandbox.observation import IssueSummary, PullSummary
+from redline_canary.sandbox.reviewer_hub import Activity
+from redline_canary.sandbox.reviewer_kinds import (
     BanditReviewer,
     Batch,
-    Identity,
     ReplayReviewer,
-    ReviewContext,
-    Reviewer,
     ScriptedReviewer,
     SilentReviewer,
 )
-from redline_canary.sandbox.scenario import Scenario, ScenarioError, load_scenario, parse_scenario
+from redline_canary.sandbox.reviewers import BANDIT_BOT, COPILOT, REDLINE_BOT, Identity, ReviewContext, Reviewer
+from redline_canary.sandbox.scenario import Scenario, ScenarioError
+from redline_canary.sandbox.scenario_files import load_scenario
+from redline_canary.sandbox.scenario_validation import parse_scenario
 
 __all__ = [
     "BANDIT_BOT",
