@@ -88,7 +88,7 @@ def register(subparsers: Any) -> None:
         "sandbox",
         help="run the local GitHub sandbox",
         description="A local fake of the GitHub REST subset redline-canary uses, with "
-        "simulated reviewers (DESIGN §10).",
+        "simulated reviewers (docs/sandbox.md).",
     )
     actions = parser.add_subparsers(dest="sandbox_action", metavar="ACTION")
     serve = actions.add_parser(

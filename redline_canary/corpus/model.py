@@ -1,4 +1,4 @@
-"""The corpus as data: rules, stacks, parsed files, lint, fingerprint, publication (DESIGN §3–§4).
+"""The corpus as data: rules, stacks, parsed files, lint, fingerprint, publication (docs/corpus.md–§4).
 
 Pure: the filesystem edge (``corpus.py``) reads bytes into :class:`CorpusData`; everything
 here works on that, so lint and the fingerprint are testable without a disk.
@@ -198,7 +198,7 @@ def summary(corpus: CorpusData, stack: str) -> dict[str, Any]:
 
 
 def lint(corpus: CorpusData) -> list[Problem]:
-    """Every DESIGN §3 lint problem, all at once, in a stable order."""
+    """Every docs/corpus.md lint problem, all at once, in a stable order."""
     problems = list(corpus.problems)
     for stack in corpus.stacks:
         problems += lint_stack(corpus, stack)

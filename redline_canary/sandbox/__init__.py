@@ -6,7 +6,7 @@ HTTP behaviour is one WSGI app (``app.py``): served by wsgiref on a socket (``se
 or, with ``Sandbox(listen=False)``, mounted in the client through ``sb.transport()``
 (``GitHubClient(token, sb.url, transport=sb.transport())``) for tests where the wire is
 not the point.
-Faithful to DESIGN §10, ``shared/reference/github-api.md`` §11 and the recorded fixtures
+Faithful to docs/sandbox.md, ``docs/github.md`` §11 and the recorded fixtures
 (``tests/test_sandbox_contract.py`` replays every one of them).
 
     with Sandbox() as sb:                                  # sb.url = "http://127.0.0.1:PORT"

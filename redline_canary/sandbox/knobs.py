@@ -215,7 +215,7 @@ class SandboxKnobs:
         """What ``POST /pulls/{n}/requested_reviewers`` does for ``login`` on ``repo``:
         ``registered`` (normal), ``dropped`` (201, never listed, the bot is not woken: a
         bot whose review is not enabled), ``hidden`` (201, never listed, but the bot
-        reviews: the Copilot report in github-api.md §8), ``rejected`` (422 "Reviews may
+        reviews: the Copilot report in docs/github.md §8), ``rejected`` (422 "Reviews may
         only be requested from collaborators...")."""
         if mode not in REVIEW_REQUEST_MODES:
             raise ValueError(f"mode must be one of {REVIEW_REQUEST_MODES}, got {mode!r}")

@@ -1,4 +1,4 @@
-"""JSON shapes, keyed and ordered as GitHub sends them (github-api.md §1, fixtures).
+"""JSON shapes, keyed and ordered as GitHub sends them (docs/github.md §1, fixtures).
 
 API URLs point at the sandbox so that clients which follow an object's own ``url`` (PyGithub
 does for edit/delete/refresh) stay on the sandbox. ``html_url`` values use the sandbox host

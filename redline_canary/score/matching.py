@@ -1,4 +1,4 @@
-"""The one-to-one assignment of findings to markers (DESIGN §6). Pure and exact.
+"""The one-to-one assignment of findings to markers (docs/matching.md). Pure and exact.
 
 The objective is lexicographic: caught pairs, then caught pairs citing the marker's rule
 (a citation says which defect a finding is about, so it outranks any preference between
