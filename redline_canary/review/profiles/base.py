@@ -1,4 +1,4 @@
-"""The profile engine: how one :class:`ProfileSpec` reads a reviewer's comments (docs/architecture.md, docs/matching.md#findings).
+"""The profile engine: how one :class:`ProfileSpec` reads a reviewer's comments (docs/matching.md#findings).
 
 A profile answers five questions about comments on a PR: is this the reviewer, what
 severity did it give, where does it point (inline coordinates or ``path:line`` cited in a
