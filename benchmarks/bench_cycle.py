@@ -3,10 +3,13 @@
 Prints figures; asserts nothing. Goals (issue 4): <= 12 charged requests per PR lifecycle,
 idle polls 100 % 304, verdict within one poll interval of a done-signal, 20 targets in
 <= 1.5x one target's wall time. Run: python benchmarks/bench_cycle.py
+``--quick`` (what CI runs): the same figures with 6 concurrent targets instead of 20 and
+one reviewer think time (0.6 s) instead of two.
 """
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing
 import time
 from collections import Counter
@@ -125,6 +128,11 @@ def per_route(counts: dict[str, int]) -> Counter[str]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="a small run of the same measurement (6 concurrent targets, one think time), for CI")
+    args = parser.parse_args()
+    fleet, thinks = (6, (0.6,)) if args.quick else (20, (0.6, 5.0))
     one = run(1)
     files = len(load_corpus().files["python"]["seeded"])
     prs = len(one["records"])
@@ -159,14 +167,14 @@ def main() -> None:
               f"= {max(done['latencies']) / INTERVAL:.2f} poll intervals")
     # Scaling uses the scripted reviewer (fixed 0.6 s think time): bandit is a CPU-bound
     # subprocess per PR, and 40 of them on 2 cores would measure bandit, not the canary.
-    for think in (0.6, 5.0):
-        single, many = scaling(1, think), scaling(20, think)
+    for think in thinks:
+        single, many = scaling(1, think), scaling(fleet, think)
         print(f"wall time, reviewer thinks {think}s, sandbox in its own process, pacing lifted: "
-              f"1 target {single:.2f}s, 20 concurrent targets {many:.2f}s ({many / single:.2f}x)")
-    twenty = run(20, reviewer="copilot", writes_per_minute=100_000)
-    print(f"same with the sandbox in-process (sharing the interpreter lock): {twenty['wall']:.2f}s")
-    writes = sum(v for k, v in twenty["charged"].items() if not k.startswith("GET"))
-    print(f"20 targets make {writes} content-creating requests: under the default budget (80/min) they "
+              f"1 target {single:.2f}s, {fleet} concurrent targets {many:.2f}s ({many / single:.2f}x)")
+    concurrent = run(fleet, reviewer="copilot", writes_per_minute=100_000)
+    print(f"same with the sandbox in-process (sharing the interpreter lock): {concurrent['wall']:.2f}s")
+    writes = sum(v for k, v in concurrent["charged"].items() if not k.startswith("GET"))
+    print(f"{fleet} targets make {writes} content-creating requests: under the default budget (80/min) they "
           f"need >= {max(0.0, (writes - 80) / 80 * 60):.0f}s of pacing, which a real run (minutes of review "
           "wait per target) absorbs; against the instant sandbox it dominates.")
 

@@ -14,7 +14,8 @@ one target's review wait), the content-creating requests per PR by route, the se
 limit responses the sandbox gave (goal: 0) and the pacer's slow-downs.
 
 Run: python benchmarks/bench_fleet.py [--targets 200] [--scale 240] [--owners 4]
-A full run takes about 3 minutes on 2 cores.
+A full run takes about 3 minutes on 2 cores. ``--quick`` (what CI runs) measures the same two
+runs with 8 targets on 2 owners, 8 at once: a few seconds.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def fleet(n_targets: int, scale: float, owners: int, app: bool, parallel: int) -
     limited = sum(1 for r in records if r.status in (403, 429) and r.charged)  # the primary limit charges nothing
     limited_routes = Counter(f"{r.method} {r.route}" for r in records if r.status in (403, 429) and r.charged)
     primary = sum(1 for r in records if r.status in (403, 429) and not r.charged)
-    prs = sum(1 for r in result.records if r.get("pr"))
+    prs = sum(1 for r in result.records if r.pr)
     writes = sum(content.values())
     per_budget = math.ceil(writes / (owners if app else 1))
     think_floor = THINK + POLL  # the last target still waits for its reviewer and one poll
@@ -128,7 +129,7 @@ def fleet(n_targets: int, scale: float, owners: int, app: bool, parallel: int) -
         "budget_floor": budget_floor(per_budget), "writes": writes, "per_budget": per_budget, "prs": prs,
         "content": content, "limited": limited, "limited_routes": limited_routes,
         "primary": primary, "left": left, "tokens": tokens.fetched if tokens else 0,
-        "outcomes": Counter(r["outcome"] for r in result.records), "exit": result.exit_code,
+        "outcomes": Counter(r.outcome for r in result.records), "exit": result.exit_code,
         "failures": Counter(str(exc).split(": ", 1)[-1][:120] for _t, exc in result.failures),
     }
 
@@ -157,11 +158,17 @@ def report(name: str, r: dict[str, Any], scale: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--targets", type=int, default=200)
+    parser.add_argument("--targets", type=int, help="default 200 (8 with --quick)")
     parser.add_argument("--scale", type=float, default=240.0, help="simulated seconds per real second")
-    parser.add_argument("--owners", type=int, default=4, help="owners (App installations) the targets spread over")
-    parser.add_argument("--parallel", type=int, default=64, help="targets at once")
+    parser.add_argument("--owners", type=int,
+                        help="owners (App installations) the targets spread over; default 4 (2 with --quick)")
+    parser.add_argument("--parallel", type=int, help="targets at once; default 64 (8 with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a small run of the same measurement (8 targets, 2 owners), for CI")
     args = parser.parse_args()
+    for name, full, quick in (("targets", 200, 8), ("owners", 4, 2), ("parallel", 64, 8)):
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
     print(f"{args.targets} targets ({STACK} stack, Copilot-style reviewer thinking {THINK / 60:.0f} simulated "
           f"min, polls every {POLL:.0f} simulated s, {args.parallel} at once); secondary limits "
           f"{PER_MINUTE}/min and {PER_HOUR}/h per token; time scale {args.scale:g}x = one simulated hour per "

@@ -83,7 +83,7 @@ def add_default_flag(p: Any, flag: str, kind: type = str) -> None:
 
 
 def add_scoring_options(p: Any) -> None:
-    """The scoring and gate flags ``run`` and ``score`` share (DESIGN §6): declared once,
+    """The scoring and gate flags ``run`` and ``score`` share (docs/matching.md): declared once,
     here, so the two commands cannot spell, default or explain them differently."""
     p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
     add_default_flag(p, "--window", int)
@@ -96,7 +96,7 @@ def add_scoring_options(p: Any) -> None:
 
 
 def add_gate_options(p: Any) -> None:
-    """The gate flags ``run`` and ``score`` share (DESIGN §6), defaults from the one table."""
+    """The gate flags ``run`` and ``score`` share (docs/matching.md), defaults from the one table."""
     p.add_argument("--blocker-gate", choices=BLOCKER_GATES, default=BY_FLAG["--blocker-gate"].value,
                    help=f"{BY_FLAG['--blocker-gate'].help} (default: %(default)s)")
     p.add_argument("--baseline", nargs="?", const="previous", default=None, metavar="previous|window:N",

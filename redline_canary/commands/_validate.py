@@ -161,7 +161,7 @@ def _creatable(path: Path, value: str, where: str) -> None:
 
 
 def history_path(value: str, where: str) -> Path:
-    """A history to append to: a JSONL file, or an existing folder of them (DESIGN §8)."""
+    """A history to append to: a JSONL file, or an existing folder of them (docs/record.md)."""
     path = Path(value)
     if not value or _CONTROL.search(value):
         raise BadInput(f"{where}: expected a file or folder path, got {show(value)}")

@@ -1,4 +1,4 @@
-"""``gate``: the exit code of one run, decided from its records (DESIGN §9)."""
+"""``gate``: the exit code of one run, decided from its records (docs/cli.md)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from redline_canary.report.workflow_commands import workflow_command
 from redline_canary.run.history import folder_files, is_history_folder, merge
 
 # GitHub refuses a push holding a file over 100 MB; warn well before, while there is time
-# to move to a folder of yearly files (DESIGN §8). A stats file that silently stopped
+# to move to a folder of yearly files (docs/record.md). A stats file that silently stopped
 # publishing at 100 MB is a known failure of tools that keep one growing file.
 LARGE_HISTORY_BYTES = 40 * 1024 * 1024
 

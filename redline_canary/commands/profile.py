@@ -63,7 +63,7 @@ def classify(profile: Profile, channel: Channel, body: str, login: str | None = 
                 "note": f"{comment.login} is not {profile.name}"}
     extraction = profile.extract([comment])
     signal = extraction.signals[0][0] if extraction.signals else "none"
-    # A skip or error notice is what the record will quote (DESIGN §6): show it, so a
+    # A skip or error notice is what the record will quote (docs/matching.md): show it, so a
     # user checking a reworded vendor notice sees it read as a notice, not as "done".
     notice = extraction.notice("skipped", "error") if signal in ("skipped", "error") else None
     return {

@@ -88,7 +88,7 @@ def register(subparsers: Any) -> None:
         "sandbox",
         help="run the local GitHub sandbox",
         description="A local fake of the GitHub REST subset redline-canary uses, with "
-        "simulated reviewers (DESIGN §10).",
+        "simulated reviewers (docs/sandbox.md).",
     )
     actions = parser.add_subparsers(dest="sandbox_action", metavar="ACTION")
     serve = actions.add_parser(
@@ -165,7 +165,8 @@ def _check_address(host: str, port: int) -> None:
 def _build(args: argparse.Namespace) -> tuple[Sandbox, str | None]:
     """The sandbox for these flags (bound, not started) and the scenario path, if any."""
     from redline_canary.sandbox import BanditReviewer, Reviewer, Sandbox, SilentReviewer
-    from redline_canary.sandbox.scenario import CANARY_TOPIC, load_scenario
+    from redline_canary.sandbox.scenario import CANARY_TOPIC
+    from redline_canary.sandbox.scenario_files import load_scenario
 
     if args.scenario is not None:
         if args.repo:

@@ -1,4 +1,4 @@
-"""Marker parsing and anchors (DESIGN §3): the corpus's answer key, read from source text.
+"""Marker parsing and anchors (docs/corpus.md): the corpus's answer key, read from source text.
 
 Pure: takes a file's relative path and text, never touches the disk. Comment syntax is
 chosen by file name so that a `#` inside a JavaScript string is not taken for a comment

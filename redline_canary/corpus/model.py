@@ -1,4 +1,4 @@
-"""The corpus as data: rules, stacks, parsed files, lint, fingerprint, publication (DESIGN §3–§4).
+"""The corpus as data: rules, stacks, parsed files, lint, fingerprint, publication (docs/corpus.md–§4).
 
 Pure: the filesystem edge (``corpus.py``) reads bytes into :class:`CorpusData`; everything
 here works on that, so lint and the fingerprint are testable without a disk.

@@ -1,4 +1,4 @@
-"""What the reviewer sees (DESIGN §4): the pushed files and an exact line map.
+"""What the reviewer sees (docs/publication.md): the pushed files and an exact line map.
 
 In blind mode nothing in the pushed text may hint at the answer key: marker lines go,
 trailing marker comments are cut, and a leading header that says "seed", "DO NOT MERGE"

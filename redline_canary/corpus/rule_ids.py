@@ -1,4 +1,4 @@
-"""The one grammar of rule ids, and of a body citing one (DESIGN §3, §6). Pure.
+"""The one grammar of rule ids, and of a body citing one (docs/corpus.md, docs/matching.md). Pure.
 
 A rule id is ``stack/rule``: lower-case segments of letters, digits and hyphens joined by
 ``/`` (more than two segments allowed). Markers name one; SARIF ``ruleId``\\ s,

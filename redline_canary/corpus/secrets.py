@@ -1,4 +1,4 @@
-"""Provider token shapes the corpus must never contain (DESIGN §3 lint).
+"""Provider token shapes the corpus must never contain (docs/corpus.md lint).
 
 GitHub push protection rejects a push that carries one of these, and providers revoke
 keys found in public repos, so a seeded "hard-coded secret" must look real to a person

@@ -1,4 +1,4 @@
-"""The one severity scale every profile maps onto (DESIGN §3, §5)."""
+"""The one severity scale every profile maps onto (docs/corpus.md, docs/matching.md#findings)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ SEVERITY_NAMES: tuple[str, ...] = tuple(s.name for s in SCALE)
 
 def at_or_above(name: object, floor: str) -> bool:
     """Whether a severity name read from a record is at or above ``floor``; None (an unrated
-    profile, DESIGN §5) always is, anything that is not a scale word never is."""
+    profile, docs/matching.md#findings) always is, anything that is not a scale word never is."""
     if name is None:
         return True
     return isinstance(name, str) and name in SEVERITY_NAMES and Severity[name] >= Severity[floor]

@@ -1,7 +1,7 @@
 """Recorded traffic in the fixtures format: scrubbing on the way out, comparison on the way back.
 
 ``run --record DIR`` writes each request/response of a run as one file in the format of
-``shared/reference/github-fixtures/README.md``; ``sandbox verify DIR`` replays them
+``tests/data/github-fixtures/README.md``; ``sandbox verify DIR`` replays them
 against a fresh sandbox. Both halves are pure and live here:
 
 * **scrubbing** keeps only the request headers the format keeps (no ``Authorization``, no

@@ -8,7 +8,7 @@ the statistics across runs and reviewers (calibration, paired comparison);
 
 Vocabulary used below:
 
-* **target** — one (repo, stack, reviewer): the unit a canary measures (DESIGN §1).
+* **target** — one (repo, stack, reviewer): the unit a canary measures (docs/architecture.md).
 * **run** — every record of one target that shares a ``run_id``; per kind only the
   highest ``attempt`` counts (a confirmation re-run supersedes, as ``gate`` decides).
 * **gap** — a run whose outcome is ``silent``, ``error`` or ``cancelled``. Nothing was

@@ -37,7 +37,7 @@ def calibration_view(table: Mapping[str, Mapping[str, int]]) -> tuple[list[str],
 
 
 def calibration(targets: Sequence[TargetReport]) -> dict[str, dict[str, dict[str, int]]]:
-    """Per reviewer, how its levels met the markers' (DESIGN §6 found vs rated): counts of
+    """Per reviewer, how its levels met the markers' (docs/matching.md found vs rated): counts of
     (marker severity, severity given or missed) over every final seeded run in the window."""
     table: dict[str, dict[str, dict[str, int]]] = {}
     for t in targets:

@@ -74,7 +74,7 @@ def terminal_safe(text: object, *, multiline: bool = False) -> str:
 _URLISH = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]*:(?://|(?<=mailto:)|(?<=xmpp:))[^\s<>`|\\]*"
     r"|(?<![A-Za-z0-9])www\.[^\s<>`|\\]*"
-    r"|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
+    r"|[A-Za-z0-9._%+-]+@[A-Za-z0-9._-]*",  # any x@y: a neighbouring field may supply the scheme
     re.IGNORECASE,
 )
 # Backslash-escaped: code spans, emphasis, strike-through, math, link and image brackets

@@ -1,6 +1,6 @@
 """The runner's workflow-command syntax: ``::name k=v::message`` and ``$GITHUB_OUTPUT`` entries. Pure.
 
-Runner facts this follows (``shared/reference/github-api.md`` §10): message data escapes
+Runner facts this follows (``docs/github.md`` §10): message data escapes
 ``%``, CR and LF; property values additionally ``:`` and ``,``. Why a module of its own:
 every other Actions module (annotations, the outputs, the edge in ``actions.py``) builds
 on this one escaping, and an escaping bug is an injection bug, so it is read in one place.

@@ -1,4 +1,4 @@
-"""A uniform view of GitHub's three comment channels (DESIGN §5).
+"""A uniform view of GitHub's three comment channels (docs/matching.md#findings).
 
 Review comments, reviews and issue comments have different shapes; profiles and the
 finding extractor read this one type instead. Pure: built from the raw JSON dicts of a

@@ -12,7 +12,7 @@ from typing import Literal
 
 from redline_canary.review.findings import Finding
 
-# What one reviewer comment says (DESIGN §6): done and clean need positive evidence.
+# What one reviewer comment says (docs/matching.md): done and clean need positive evidence.
 Signal = Literal["finding", "clean", "done", "skipped", "error", "progress", "none"]
 
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)

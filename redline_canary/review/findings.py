@@ -1,4 +1,4 @@
-"""Findings: located statements by the reviewer, the unit the matcher assigns (DESIGN §5)."""
+"""Findings: located statements by the reviewer, the unit the matcher assigns (docs/matching.md#findings)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class Finding:
 
 
 def inline_range(comment: Comment) -> tuple[int | None, int | None, bool]:
-    """(start, end, line_scoped) of a review comment per DESIGN §5.
+    """(start, end, line_scoped) of a review comment per docs/matching.md#findings.
 
     ``line`` is null on outdated comments; their original coordinates still say where
     the reviewer pointed. LEFT-side and file-level comments point at no pushed line.

@@ -7,7 +7,7 @@ path of the first bad value, so the command can print ``FILE: key: why`` and exi
 
 Severity words. A file is on one of two scales, decided for the whole file because
 "critical" is a word of both: the tool's own (BLOCKER, CRITICAL, MAJOR, MINOR, INFO) or the
-common five-level vendor scale, which maps top to top (DESIGN §5: the vendor's top level is
+common five-level vendor scale, which maps top to top (docs/matching.md#findings: the vendor's top level is
 BLOCKER)::
 
     critical → BLOCKER · high → CRITICAL · medium/moderate → MAJOR · low → MINOR · info/note → INFO

@@ -1,4 +1,4 @@
-"""The corpus on disk: find it, read it into :class:`CorpusData` (the edge of DESIGN §3).
+"""The corpus on disk: find it, read it into :class:`CorpusData` (the edge of docs/corpus.md).
 
 An installed wheel carries the corpus as package data (``_data/seeds``); a source
 checkout uses the repository's ``seeds/``. Hidden files and READMEs are not corpus.

@@ -1,4 +1,4 @@
-"""Crash logs: an unexpected exception is a bug in this tool, never a verdict (DESIGN §9).
+"""Crash logs: an unexpected exception is a bug in this tool, never a verdict (docs/cli.md).
 
 The traceback goes to a file (masked: no registered token can reach it) and the user gets
 one line naming the crash and the file, with exit code 5, so CI never reads a bug as "the

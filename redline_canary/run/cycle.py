@@ -1,4 +1,4 @@
-"""One target's canary cycle (DESIGN §7): publish → trigger → poll → score → tear down.
+"""One target's canary cycle (docs/architecture.md#one-walk-of-data): publish → trigger → poll → score → tear down.
 
 Teardown runs in ``finally``: every branch this cycle created is deleted and every PR it
 opened is closed, whether the cycle scored, failed, or was cancelled by a signal. The

@@ -126,7 +126,7 @@ HISTORY_SUFFIX = ".jsonl"
 
 
 def is_history_folder(path: Path | str) -> bool:
-    """A history may be a folder of JSONL files (one per year): DESIGN §8."""
+    """A history may be a folder of JSONL files (one per year): docs/record.md."""
     return Path(path).is_dir()
 
 

@@ -6,7 +6,7 @@ HTTP behaviour is one WSGI app (``app.py``): served by wsgiref on a socket (``se
 or, with ``Sandbox(listen=False)``, mounted in the client through ``sb.transport()``
 (``GitHubClient(token, sb.url, transport=sb.transport())``) for tests where the wire is
 not the point.
-Faithful to DESIGN §10, ``shared/reference/github-api.md`` §11 and the recorded fixtures
+Faithful to docs/sandbox.md, ``docs/github.md`` §11 and the recorded fixtures
 (``tests/test_sandbox_contract.py`` replays every one of them).
 
     with Sandbox() as sb:                                  # sb.url = "http://127.0.0.1:PORT"
@@ -31,23 +31,21 @@ scenario file or mapping: ``Sandbox.from_scenario`` / ``load_scenario``. Observa
 ``capture`` (the three comment channels as GitHub JSON), ``reviewer_activity``.
 """
 
-from redline_canary.sandbox.core import IssueSummary, PullSummary, RepoHandle, Sandbox
+from redline_canary.sandbox.core import RepoHandle, Sandbox
 from redline_canary.sandbox.limits import Fault, RequestRecord
-from redline_canary.sandbox.reviewers import (
-    BANDIT_BOT,
-    COPILOT,
-    REDLINE_BOT,
-    Activity,
+from redline_canary.sandbox.observation import IssueSummary, PullSummary
+from redline_canary.sandbox.reviewer_hub import Activity
+from redline_canary.sandbox.reviewer_kinds import (
     BanditReviewer,
     Batch,
-    Identity,
     ReplayReviewer,
-    ReviewContext,
-    Reviewer,
     ScriptedReviewer,
     SilentReviewer,
 )
-from redline_canary.sandbox.scenario import Scenario, ScenarioError, load_scenario, parse_scenario
+from redline_canary.sandbox.reviewers import BANDIT_BOT, COPILOT, REDLINE_BOT, Identity, ReviewContext, Reviewer
+from redline_canary.sandbox.scenario import Scenario, ScenarioError
+from redline_canary.sandbox.scenario_files import load_scenario
+from redline_canary.sandbox.scenario_validation import parse_scenario
 
 __all__ = [
     "BANDIT_BOT",

@@ -33,6 +33,7 @@ from redline_canary.sandbox.apps import AppRegistry, Principal
 from redline_canary.sandbox.limits import NO_RESPONSE, Fault, RateWindow, RequestRecord, SecondaryLimit
 from redline_canary.sandbox.model import DOCS, ApiError, User
 from redline_canary.sandbox.render import Renderer
+from redline_canary.sandbox.routing import Call
 from redline_canary.sandbox.state import State
 
 log = logging.getLogger("redline_canary.sandbox")
@@ -305,7 +306,7 @@ class SandboxApp:
         except ValueError:
             return fail(ApiError(400, "Problems parsing JSON", doc=doc), True)
 
-        call = api.Call(
+        call = Call(
             method=method,
             path=path,
             query=req.query,

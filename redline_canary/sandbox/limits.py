@@ -118,7 +118,7 @@ class SecondaryLimit:
     client on the same time scale waits as long as GitHub would make it.
 
     ``send_retry_after=False`` omits the ``retry-after`` header; GitHub's docs then tell
-    the client to "wait for at least one minute" (github-api.md §5.2). The block still
+    the client to "wait for at least one minute" (docs/github.md §5.2). The block still
     lifts when the window has passed.
     """
 

@@ -20,7 +20,7 @@ class ApiError(Exception):
     """A GitHub error response: status, ``message``, optional ``errors[]``, doc link.
 
     ``status`` goes into the body as a string, as GitHub has sent it since late 2024
-    (github-api.md §1.7).
+    (docs/github.md §1.7).
     """
 
     def __init__(

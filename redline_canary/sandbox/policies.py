@@ -1,7 +1,7 @@
 """Behaviours real GitHub shows under load or with narrow tokens, as switchable policies.
 
-Each one is a failure a canary must survive that recordings rarely show (DESIGN §10,
-github-api.md §5.2, §8, §9): a ref the pulls API cannot see yet, PR creation refused as
+Each one is a failure a canary must survive that recordings rarely show (docs/sandbox.md,
+docs/github.md §5.2, §8, §9): a ref the pulls API cannot see yet, PR creation refused as
 "submitted too quickly", a fine-grained token whose repository view says ``push: true``
 while its writes are refused, and a reviewer request that is accepted but never
 registered. They live apart from the world (State) because they are about *how* GitHub
@@ -18,7 +18,7 @@ ReviewRequestMode = Literal["registered", "dropped", "hidden", "rejected"]
 REVIEW_REQUEST_MODES: tuple[str, ...] = get_args(ReviewRequestMode)
 TokenKind = Literal["fine_grained", "classic"]
 TOKEN_KINDS: tuple[str, ...] = get_args(TokenKind)
-# Classic scopes that let a token write to a repository (github-api.md §2.2: x-accepted-oauth-scopes "repo").
+# Classic scopes that let a token write to a repository (docs/github.md §2.2: x-accepted-oauth-scopes "repo").
 REPO_SCOPES = frozenset({"repo", "public_repo"})
 
 # Fine-grained repository permission names GitHub uses in x-accepted-github-permissions.
@@ -73,7 +73,7 @@ class TooQuickly:
 
     The first ``after`` API PR creations that pass validation succeed; the next ``times``
     (None = every later one) are refused. Seen in the wild on the ~10th PR in a row
-    (github-api.md §5.2). With ``created`` the PR is made anyway and only the answer is
+    (docs/github.md §5.2). With ``created`` the PR is made anyway and only the answer is
     the 422, which is why a client must look before it retries.
     """
 

@@ -1,4 +1,4 @@
-"""The adjudication worklist of a corpus audit (labelling rubric §3). Pure.
+"""The adjudication worklist of a corpus audit (seeds/RUBRIC.md, docs/corpus.md#rubric). Pure.
 
 A blind review scored against the key leaves four kinds of finding the score could not
 account for, and each one is a question about the key, not about the reviewer:

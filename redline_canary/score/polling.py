@@ -1,4 +1,4 @@
-"""When to stop waiting for the reviewer (DESIGN §7). Pure: the caller brings the time.
+"""When to stop waiting for the reviewer (docs/architecture.md#one-walk-of-data). Pure: the caller brings the time.
 
 A reviewer has finished when it says so (the profile's done, clean, skipped or error
 signal) or when its activity has not changed for ``stable_polls`` consecutive polls after

@@ -1,4 +1,4 @@
-"""The history record as a typed value (DESIGN §8): one frozen :class:`Record` per scored PR. Pure.
+"""The history record as a typed value (docs/record.md): one frozen :class:`Record` per scored PR. Pure.
 
 Why one type: every command reads records back (gate, issue, report, the action's summary,
 audit, merge, baselines), and each used to walk a ``dict`` with its own ``.get`` defaults,
@@ -131,7 +131,7 @@ class Counts(_Object):
 
 @dataclass(frozen=True, kw_only=True)
 class Evidence(_Object):
-    """The finding a caught or undercalled seed was matched to (DESIGN §6). Every key is
+    """The finding a caught or undercalled seed was matched to (docs/matching.md). Every key is
     optional in the schema: an absent one reads as None."""
 
     comment_id: int | None = None
@@ -272,7 +272,7 @@ _NO_BLOCKERS = Counts()
 
 @dataclass(frozen=True, kw_only=True)
 class Record(_Object):
-    """One history line: the numbers, outcome and gate of one PR (DESIGN §6, §8)."""
+    """One history line: the numbers, outcome and gate of one PR (docs/matching.md, docs/record.md)."""
 
     schema: int
     run_id: str
@@ -413,7 +413,7 @@ class Record(_Object):
 
     @property
     def target(self) -> tuple[str, str, str]:
-        """(repo, stack, reviewer): what a canary measures (DESIGN §1)."""
+        """(repo, stack, reviewer): what a canary measures (docs/architecture.md)."""
         return self.repo, self.stack, self.reviewer
 
     def seeds(self, *lists: str) -> tuple[Seed, ...]:

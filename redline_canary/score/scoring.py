@@ -1,4 +1,4 @@
-"""Numbers, outcome and gate for one PR (DESIGN §6), and the history record (DESIGN §8).
+"""Numbers, outcome and gate for one PR (docs/matching.md), and the history record (docs/record.md).
 
 Pure: the caller supplies the clock reading (``recorded_at``) and every identity field.
 """
@@ -54,7 +54,7 @@ def rate(successes: int, n: int) -> float | None:
 
 @dataclass
 class Score:
-    """Everything DESIGN §6 defines for one PR."""
+    """Everything docs/matching.md defines for one PR."""
 
     kind: PRKind
     outcome: Outcome
@@ -156,7 +156,7 @@ class Score:
 
 
 def decide_outcome(extraction: Extraction) -> tuple[Outcome, str | None]:
-    """DESIGN §6 outcome from what the reviewer did; silence is never a score."""
+    """docs/matching.md outcome from what the reviewer did; silence is never a score."""
     if extraction.has("error") and not extraction.findings:
         return "error", extraction.notice("error")
     if extraction.has("skipped") and not extraction.findings:
@@ -234,7 +234,7 @@ def unmatched(score: Score) -> list[Unmatched]:
 
 
 def evidence(f: Finding, pair: Pair) -> Evidence:
-    """What a reader needs to check a match by hand (DESIGN §6): which comment, and what it said."""
+    """What a reader needs to check a match by hand (docs/matching.md): which comment, and what it said."""
     return Evidence(
         comment_id=f.comment_id,
         channel=f.channel,

@@ -1,4 +1,4 @@
-"""Pass or fail, and the exit code it stands for, decided in one place (DESIGN §6, §9). Pure.
+"""Pass or fail, and the exit code it stands for, decided in one place (docs/matching.md, docs/cli.md). Pure.
 
 Everything that turns numbers into a verdict lives here: the gate of one PR, the
 confirmation rule (a BLOCKER counts as missed only if every attempt missed it), a
@@ -41,7 +41,7 @@ NOT_MEASURED = "none"
 
 @dataclass(frozen=True)
 class GateOptions:
-    """Every gate rule a user can set (DESIGN §6); the defaults are the corpus contract."""
+    """Every gate rule a user can set (docs/matching.md); the defaults are the corpus contract."""
 
     min_recall: float | None = None
     require_citation: bool = False
@@ -132,7 +132,7 @@ def classify(states: Sequence[str]) -> str:
 def decide(record: Record, options: GateOptions, *,
            attempts: Sequence[Record] = (),
            history: Sequence[Record] = ()) -> Verdict:
-    """The gate of one record, from the record itself (DESIGN §6). ``attempts`` are the
+    """The gate of one record, from the record itself (docs/matching.md). ``attempts`` are the
     earlier attempts of the same PR (the confirmation rule: a BLOCKER counts as missed only
     if every attempt missed it); ``history`` feeds the baseline."""
     if record.outcome != "scored":

@@ -1,6 +1,6 @@
 """The sandbox serves what the product calls and what GitHub was recorded answering, no more.
 
-Every route the sandbox serves is a route to keep faithful (github-api.md §11), so a route
+Every route the sandbox serves is a route to keep faithful (docs/github.md §11), so a route
 nobody calls is cost without a user. The product's routes are read from the one GitHub
 seam (``github_api.py``: its request helpers name METHOD and route template literally,
 and the poll only reads); the recorded ones by routing each recording's request

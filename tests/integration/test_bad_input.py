@@ -1,4 +1,4 @@
-"""The bad-input probe: every command, many wrong values, one promise (DESIGN §9, README).
+"""The bad-input probe: every command, many wrong values, one promise (docs/cli.md, README).
 
 For each case the CLI must exit 2, say so in exactly one line on stderr (ours,
 ``redline-canary: <where>: ...``, or argparse's ``redline-canary <cmd>: error: ...``),
@@ -136,7 +136,7 @@ CASES: list[Case] = [
         ("--api-url", "query", "https://ghe.example/api?x=1"), ("--api-url", "fragment", "https://ghe.example/#f"),
         ("--api-url", "words", "not a url"), ("--api-url", "bad-port", "https://ghe.example:99999"),
         ("--api-url", "no-scheme", "ghe.example/api/v3"),
-        ("--history", "under-a-file", "{assets}/afile/h.jsonl"),  # a folder is a history (DESIGN §8)
+        ("--history", "under-a-file", "{assets}/afile/h.jsonl"),  # a folder is a history (docs/record.md)
         ("--save-captures", "a-file", "{assets}/afile"),
         ("--save-captures", "under-a-file", "{assets}/afile/caps"),
     ]],

@@ -1,4 +1,4 @@
-"""``corpus lint``: every DESIGN §3 rule, all problems at once as file:line, exit 2."""
+"""``corpus lint``: every docs/corpus.md rule, all problems at once as file:line, exit 2."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ GitHub refuses) use a sandbox on a real socket (``wire_sandbox``). Retry waits r
 (``REDLINE_CANARY_TIME_SCALE``: a ``Retry-After: 2`` is honoured as 20 ms). For every cell
 it asserts what a user is promised: no canary PR or branch left behind (or, when GitHub
 refuses deletes for good, the leftovers named on stderr with exit 4 and the janitor able to
-finish), a history record for every PR that was opened, and the DESIGN §9 exit code.
+finish), a history record for every PR that was opened, and the docs/cli.md exit code.
 """
 
 from __future__ import annotations
@@ -302,7 +302,7 @@ def test_an_unlisted_review_request_is_given_up_on_in_minutes_not_forty(sandbox:
 def test_a_review_request_copilot_does_not_list_but_answers_is_scored(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # github-api.md §8: reports disagree whether Copilot shows in requested_reviewers; a
+    # docs/github.md §8: reports disagree whether Copilot shows in requested_reviewers; a
     # review that arrives is the confirmation, so an unlisted request is not failed at once.
     from redline_canary.sandbox import COPILOT
 

@@ -141,7 +141,7 @@ def _fifo(tmp_path: Path) -> Path:
 
 
 
-# A directory is a history too (a folder of JSONL files, DESIGN §8): see test_history_folder.py.
+# A directory is a history too (a folder of JSONL files, docs/record.md): see test_history_folder.py.
 SPECIALS = {"/dev/zero": lambda tmp: Path("/dev/zero"), "a FIFO": _fifo}
 KINDS = {"/dev/zero": "a character device", "a FIFO": "a FIFO"}
 

@@ -1,4 +1,4 @@
-"""A history may be a folder of JSONL files, one per year (DESIGN §8): no file nears GitHub's
+"""A history may be a folder of JSONL files, one per year (docs/record.md): no file nears GitHub's
 50 MB warning or 100 MB limit, and every reader and writer takes the folder as it takes a file."""
 
 from __future__ import annotations

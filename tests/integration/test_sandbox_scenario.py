@@ -19,7 +19,9 @@ import yaml
 from redline_canary.cli import main
 from redline_canary.github import client as github_api
 from redline_canary.sandbox import Sandbox
-from redline_canary.sandbox.scenario import CANARY_TOPIC, ScenarioError, load_scenario, parse_scenario
+from redline_canary.sandbox.scenario import CANARY_TOPIC, ScenarioError
+from redline_canary.sandbox.scenario_files import load_scenario
+from redline_canary.sandbox.scenario_validation import parse_scenario
 
 AUTH = {"Authorization": "token x"}
 # The brief's example, verbatim in shape.

@@ -146,6 +146,12 @@ def test_the_package_root_is_short() -> None:
                        "run", "sandbox", "score"]
 
 
+def test_no_module_is_over_600_lines() -> None:
+    long = {name: n for name, path in modules(PACKAGE)
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600}
+    assert long == {}
+
+
 # --- the rules can fail -------------------------------------------------------------
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:

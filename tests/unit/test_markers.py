@@ -1,4 +1,4 @@
-"""Marker grammar and anchors across every stack's comment syntax (DESIGN §3)."""
+"""Marker grammar and anchors across every stack's comment syntax (docs/corpus.md)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_marker_without_code_below_is_an_error() -> None:
 
 def test_hash_in_a_javascript_string_is_not_a_comment_but_is_refused_as_a_leak() -> None:
     # Not a marker (a `#` in JavaScript opens no comment), and since blind mode would push
-    # that text to the reviewer as it stands, lint refuses it (DESIGN §3).
+    # that text to the reviewer as it stands, lint refuses it (docs/corpus.md).
     parsed = parse_file("a.js", 'const s = "# SEED 1 [MAJOR] (core/x-y) not a marker";\n')
     assert parsed.markers == [] and parsed.leaks == {1}
     assert [p.line for p in parsed.problems] == [1] and "blind mode would push it" in parsed.problems[0].message

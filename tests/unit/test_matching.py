@@ -1,4 +1,4 @@
-"""DESIGN §6 matching, case by case, plus a brute-force cross-check of the optimiser."""
+"""docs/matching.md matching, case by case, plus a brute-force cross-check of the optimiser."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def _objective(pairs: list[tuple[Finding, PublishedMarker]], window: int) -> tup
             dist += window + 1
         else:
             dist += _gap(f.start, f.end, m.line, m.end_line)
-    # DESIGN §6 (revised): citation ranks before the BLOCKER-first preference.
+    # docs/matching.md (revised): citation ranks before the BLOCKER-first preference.
     return (len(caught), cited, *by_sev, len(pairs), -dist)
 
 
@@ -244,7 +244,7 @@ def test_no_markers_means_everything_is_noise(n_findings: int) -> None:
 
 
 def test_a_citation_outranks_the_blocker_preference() -> None:
-    """DESIGN §6 (revised): a comment citing a seed's rule on that seed's line is that seed's,
+    """docs/matching.md (revised): a comment citing a seed's rule on that seed's line is that seed's,
     even with a BLOCKER four lines away it could also be credited to."""
     mine = seed(1, 10, MJ, rule="core/off-by-one")
     blocker = seed(2, 14, B, rule="core/sql-injection")

@@ -1,6 +1,6 @@
 """Every row of the severity mapping table (issue 5), and prose that only mentions a level.
 
-Bodies are written from reviewer-dialects.md: the first line of an inline comment is
+Bodies are written from docs/dialects.md: the first line of an inline comment is
 where each vendor puts its level, so each fixture starts with the vendor's markup and
 goes on with an ordinary sentence.
 """

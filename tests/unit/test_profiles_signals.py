@@ -311,7 +311,7 @@ def test_notice_quote_is_the_readable_head(body: str, quoted: str) -> None:
     assert quote(body) == quoted
 
 
-# --- fail-safe notices (DESIGN §6: done/clean need positive evidence) ---------------------
+# --- fail-safe notices (docs/matching.md: done/clean need positive evidence) ---------------------
 
 @pytest.mark.parametrize(("name", "channel", "body", "signal"), [
     # A vendor's own done/clean marker never swallows a notice in the same body.

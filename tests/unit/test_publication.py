@@ -1,4 +1,4 @@
-"""Blind publication hides the answer key and maps every anchor exactly (DESIGN §4)."""
+"""Blind publication hides the answer key and maps every anchor exactly (docs/publication.md)."""
 
 from __future__ import annotations
 

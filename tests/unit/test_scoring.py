@@ -1,4 +1,4 @@
-"""Numbers, outcomes and gates for one PR (DESIGN §6), on the mini corpus."""
+"""Numbers, outcomes and gates for one PR (docs/matching.md), on the mini corpus."""
 
 from __future__ import annotations
 

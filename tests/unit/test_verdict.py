@@ -16,7 +16,7 @@ from tests.helpers.records import as_record, as_records
 
 @pytest.mark.parametrize("codes", list(itertools.permutations([0, 1, 3, 4, 2, 5])))
 def test_the_highest_priority_code_wins_in_any_order(codes: tuple[int, ...]) -> None:
-    order = [5, 2, 4, 3, 1, 0]  # DESIGN §9
+    order = [5, 2, 4, 3, 1, 0]  # docs/cli.md
     for k in range(1, len(codes) + 1):
         assert combine_exit_codes(codes[:k]) == min(codes[:k], key=order.index)
 

@@ -1,4 +1,4 @@
-"""The profile engine: how one :class:`ProfileSpec` reads a reviewer's comments (DESIGN §1, §5).
+"""The profile engine: how one :class:`ProfileSpec` reads a reviewer's comments (docs/matching.md#findings).
 
 A profile answers five questions about comments on a PR: is this the reviewer, what
 severity did it give, where does it point (inline coordinates or ``path:line`` cited in a
@@ -71,7 +71,7 @@ class Hooks(Protocol):
 
     def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
         """Where an inline comment's own body says it points, for outdated comments whose
-        ``line`` and ``original_line`` are gone (reviewer-dialects, fact 4)."""
+        ``line`` and ``original_line`` are gone (docs/dialects.md, fact 4)."""
         ...
 
     def inline_extra_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
@@ -205,7 +205,7 @@ class Profile(ProfileSpec):
     def reading(self, comment: Comment) -> tuple[Signal, str]:
         """The signal of a reviewer comment and the text a record quotes for it.
 
-        Done and clean need positive evidence (DESIGN §6). A body a rule explains keeps
+        Done and clean need positive evidence (docs/matching.md). A body a rule explains keeps
         the rule's signal unless it also carries a notice phrase ("Review completed" next
         to "skipped: limit reached"); a body no rule explains is checked against the
         notice vocabulary; a body that cites or rates findings is never a notice; any

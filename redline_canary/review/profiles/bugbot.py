@@ -1,4 +1,4 @@
-"""Cursor Bugbot (reviewer-dialects §6).
+"""Cursor Bugbot (docs/dialects.md §6).
 
 Each inline comment carries ``**High Severity**``-style levels and a machine-readable
 ``LOCATIONS`` block whose first entry is the commented range; later entries and the
@@ -75,7 +75,7 @@ BUGBOT = Profile(
         # was not reviewed." and "<h3>Bugbot couldn't run — GitHub account mismatch</h3>".
         rule("skipped", r"Bugbot is not enabled|pull request was not reviewed|Bugbot couldn't run"
                         r"|Bugbot could not run"),
-        # Size-limit skip: wording not confirmed (reviewer-dialects §6, Medium).
+        # Size-limit skip: wording not confirmed (docs/dialects.md §6, Medium).
         rule("skipped", r"\b(?:too large|size limit)\b.{0,200}\bsplit\b|\bsplit\b.{0,200}\b(?:too large|size limit)\b",
              channels=("issue",)),
         rule("progress", r"^\s*👀\s*$", placeholder=True),
@@ -87,7 +87,7 @@ BUGBOT = Profile(
         rule("done", r"\ACursor Bugbot\ncompleted\b", channels=("check",)),
         rule("clean", r"found no new issues|found no bugs"),
         rule("done", r"BUGBOT_REVIEW|Bugbot has reviewed your changes|Bugbot completed review"),
-        # The PR-description summary block (reviewer-dialects §6) when it reaches a comment.
+        # The PR-description summary block (docs/dialects.md §6) when it reaches a comment.
         rule("progress", r"CURSOR_SUMMARY", placeholder=True),
     ),
     labels=(

@@ -1,4 +1,4 @@
-"""The one grammar of a reviewer citing a place in the code (DESIGN §5). Pure.
+"""The one grammar of a reviewer citing a place in the code (docs/matching.md#findings). Pure.
 
 Vendors cite code in a handful of shapes (``path:12``, ``path#L3-L7``, blob permalinks,
 "around lines X - Y", Qodo's ``path[R155-170]``). Every shape is one entry of

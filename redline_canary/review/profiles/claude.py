@@ -1,7 +1,7 @@
 """Claude: anthropics/claude-code-action and the managed Claude Code Review (§5).
 
 The action has no built-in severity (the repo's prompt decides), so an unmarked finding
-counts by location (DESIGN §5); the managed review marks 🔴 Important and 🟡 Nit. The
+counts by location (docs/matching.md#findings); the managed review marks 🔴 Important and 🟡 Nit. The
 action posts one tracking comment, edited from "working…" to "finished" or "encountered
 an error", and cites code with blob permalinks or ``path:line``. With the workflow's
 ``GITHUB_TOKEN`` it posts as ``github-actions[bot]``, shared with every other workflow,
@@ -70,7 +70,7 @@ CLAUDE = Profile(
         rule("progress", r"Claude Code is working", placeholder=True),
         rule("clean", r"^\s*No issues found\b|\bno issues found\. Checked for bugs"),
         rule("done", r"\*\*Claude finished\b"),
-        # The code-review plugin's body (reviewer-dialects §5a): "### Code review" then
+        # The code-review plugin's body (docs/dialects.md §5a): "### Code review" then
         # "Found N issues:".
         rule("done", r"^#+\s*Code review\b[\s\S]*\bFound \d+ issues?\b"),
     ),

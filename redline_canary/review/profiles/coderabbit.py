@@ -1,4 +1,4 @@
-"""CodeRabbit (reviewer-dialects §2).
+"""CodeRabbit (docs/dialects.md §2).
 
 Severity is one italic segment of the first line (``_⚠️ Potential issue_ | _🟠 Major_``);
 the category alone is the older form, so it is only a fallback. Findings outside the
@@ -134,7 +134,7 @@ CODERABBIT = Profile(
         (r"🛠️?\s*Refactor suggestion(?![A-Za-z])", Severity.MINOR),
     ]),
     signal_rules=(
-        # reviewer-dialects §2 (jdx/mise#12718, tojemoc/sofie#61): skip, pause and
+        # docs/dialects.md §2 (jdx/mise#12718, tojemoc/sofie#61): skip, pause and
         # rate-limit notices, each wrapped in its HTML marker.
         rule("skipped", _MARKER.format(what="skip review") + r"|^[>\s]*#+\s*Review skipped\b"),
         rule("skipped", _MARKER.format(what="review paused") + r"|^[>\s]*#+\s*Reviews paused\b"),

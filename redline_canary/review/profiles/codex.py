@@ -1,4 +1,4 @@
-"""OpenAI Codex cloud review, the ChatGPT Codex Connector (reviewer-dialects §3).
+"""OpenAI Codex cloud review, the ChatGPT Codex Connector (docs/dialects.md §3).
 
 Severity is the ``![P1 Badge](...)`` shield; the alt text is the stable key. Codex says
 "clean" with a 👍 reaction or a "Didn't find any major issues" comment, and files some
@@ -36,27 +36,27 @@ CODEX = Profile(
     bot_ids=frozenset({199175422}),
     any_bot=False,
     trigger=Trigger("comment", "@codex review"),
-    acknowledges=True,  # Codex reacts 👀 on the trigger comment or the PR, then posts (reviewer-dialects.md, Codex)
+    acknowledges=True,  # Codex reacts 👀 on the trigger comment or the PR, then posts (docs/dialects.md, Codex)
     reads_reactions=True,
     trigger_phrases=("@codex",),
     mine_summaries=True,
     severity_patterns=p_scale(r"!\[P<n> Badge\]"),
     signal_rules=(
         # Notices are issue comments; the review body's help text must never read as one.
-        # reviewer-dialects §3 (mryfmo/dotfiles comment 5992141625; ejc3/fcvm#902:
+        # docs/dialects.md §3 (mryfmo/dotfiles comment 5992141625; ejc3/fcvm#902:
         # "You have reached your Codex usage limits for code reviews.").
         rule("skipped", r"To use Codex here|reached your Codex usage limits|Codex usage limits have been reached"
                         r"|Codex usage limits for code reviews",
              channels=("issue",)),
         rule("error", r"Codex Review: Something went wrong|\bSomething went wrong\b.{0,40}@codex review",
              channels=("issue",)),
-        # The summary table's status cell (reviewer-dialects §3): a row that did not complete.
+        # The summary table's status cell (docs/dialects.md §3): a row that did not complete.
         rule("error", r"codex-pull-request-review-summary[\s\S]*\*\*(?:Failed|Errored|Error|Timed out)\*\*"),
         rule("skipped", r"codex-pull-request-review-summary[\s\S]*\*\*(?:Skipped|Cancell?ed)\*\*"),
         rule("progress", r"\*\*(?:Running|Queued|Pending)\*\*|^\s*👀\s*$", placeholder=True),
         rule("clean", r"Didn't find any major issues|^\s*(?:👍|:\+1:|\+1)\s*$"),
         rule("done", r"\*\*Completed\*\*|\*\*Reviewed commit:\*\*"),
-        # The fixed review header (reviewer-dialects §3): a submitted Codex review.
+        # The fixed review header (docs/dialects.md §3): a submitted Codex review.
         rule("done", r"^#+\s*💡\s*Codex Review\b", channels=("review",)),
         # The summary comment's table without a row we know: not a verdict, not a review.
         rule("progress", r"codex-pull-request-review-summary", placeholder=True),

@@ -1,9 +1,9 @@
-"""GitHub Copilot code review (reviewer-dialects §1).
+"""GitHub Copilot code review (docs/dialects.md §1).
 
 Copilot writes no severity into its inline comments; the v2 review overview does, as a
 badge next to each thread's ``#discussion_r<id>`` link, so the inline severity is read
 from the latest overview (``discussion_links``). Without an overview a finding is
-unrated and counts by location (DESIGN §5). Findings without an inline thread ("Previously
+unrated and counts by location (docs/matching.md#findings). Findings without an inline thread ("Previously
 missed", the legacy and 2026 "Suppressed comments" blocks) are mined from the review
 body, each item with its own badge. "Copilot wasn't able to review", "reviewed 0 out of N
 changed files" and the quota notice mean it did not review; they arrive as ordinary
@@ -66,7 +66,7 @@ COPILOT = Profile(
         (r"\A\s*\[nitpick\]", Severity.INFO),
     ]),
     signal_rules=(
-        # reviewer-dialects §1 (refs 66614687849, 55491438493): quota notices.
+        # docs/dialects.md §1 (refs 66614687849, 55491438493): quota notices.
         rule("skipped", r"unable to review this pull request because .{0,120}quota"
                         r"|reached (?:their|your) quota limit"),
         # github/github-mcp-server#1853 (quoting jarlungoodoo73/wsl---installbidahs#29,
@@ -78,7 +78,7 @@ COPILOT = Profile(
         # "Copilot reviewed 0 out of 2 changed files … and generated no comments." with every
         # file under "Files not reviewed" (language not supported): nothing was reviewed.
         rule("skipped", r"Copilot reviewed 0 out of \d+ changed files"),
-        # reviewer-dialects §1: "Copilot encountered an error and was unable to review…".
+        # docs/dialects.md §1: "Copilot encountered an error and was unable to review…".
         rule("error", r"Copilot encountered an error|Copilot was unable to review"),
         rule("clean", r"generated no (?:new )?comments|\*\*Findings:\*\*\s*None\b"),
         # The review layouts themselves (legacy overview, the transitional verdict heading

@@ -1,4 +1,4 @@
-"""cubic (reviewer-dialects §10; thin evidence).
+"""cubic (docs/dialects.md §10; thin evidence).
 
 Priorities P0–P3 as a ``P2:`` prefix; the review body's "Prompt for AI agents" block
 re-lists every finding as ``<violation location="path:96">P2: …</violation>``, which is
@@ -32,7 +32,7 @@ CUBIC = Profile(
     signal_rules=(
         rule("clean", r"\*\*(?:0|No) issues found\*\*"),
         rule("done", r"\*\*\d+ issues? found\*\*|cubic:attribution"),
-        # cubic reviews up to 75 files (reviewer-dialects §10); any other notice of its is
+        # cubic reviews up to 75 files (docs/dialects.md §10); any other notice of its is
         # read by the vendor-neutral notice vocabulary.
     ),
     labels=(*p_labels("P<n>: prefix"), (None, "no prefix: INFO")),

@@ -1,4 +1,4 @@
-"""Gemini Code Assist, the consumer GitHub app (reviewer-dialects §4; sunset July 2026).
+"""Gemini Code Assist, the consumer GitHub app (docs/dialects.md §4; sunset July 2026).
 
 Severity is the badge image on the first line of an inline comment, keyed on its alt
 text or file stem (``codereviewagent/high-priority.svg``). The "Summary of Changes"
@@ -31,15 +31,15 @@ GEMINI = Profile(
         (_badge("low", "low-priority"), Severity.MINOR),
     ]),
     signal_rules=(
-        # reviewer-dialects §4 (refs 39673545358, 38860890989): unsupported file types;
+        # docs/dialects.md §4 (refs 39673545358, 38860890989): unsupported file types;
         # quota wording from tool authors (ref 69379069987).
         rule("skipped", r"unable to generate a review|daily quota|reached your daily quota"),
-        # After the July 2026 sunset (reviewer-dialects §4): any "no longer available".
+        # After the July 2026 sunset (docs/dialects.md §4): any "no longer available".
         rule("skipped", r"Gemini Code Assist (?:is|has been) (?:no longer|discontinued|shut down)"
                         r"|code review activity has (?:officially )?ceased"),
         rule("error", r"Gemini encountered an error"),
         rule("clean", r"I have no (?:additional )?feedback to provide"),
-        # "## Code Review" opens every review body (reviewer-dialects §4).
+        # "## Code Review" opens every review body (docs/dialects.md §4).
         rule("done", r"^#+\s*Code Review\b", channels=("review",)),
         # The summary comment ("I'm currently reviewing this pull request and will post my
         # feedback shortly") comes before the review: alone, it is not one.

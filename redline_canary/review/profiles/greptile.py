@@ -1,4 +1,4 @@
-"""Greptile (reviewer-dialects §7).
+"""Greptile (docs/dialects.md §7).
 
 Inline comments open with an ``<img alt="P1">`` badge; the 2025 format used a category
 prefix (``**logic:**``) instead and no priority. The summary comment's confidence score

@@ -1,4 +1,4 @@
-"""How a reviewer's notices read (DESIGN §6): the vendor-neutral vocabulary and its helpers. Pure.
+"""How a reviewer's notices read (docs/matching.md): the vendor-neutral vocabulary and its helpers. Pure.
 
 A reviewer body that no rule of its profile explains and that reads like a notice is a
 notice, never a clean pass. Vendors reword their skip, quota and billing notices more
@@ -102,7 +102,7 @@ def first_notice(prose: str, vocabulary: re.Pattern[str]) -> re.Match[str] | Non
 
     Only the phrases, read in bodies a done/clean rule explains, skip describing
     sentences: there the prose is a review's overview of the PR. In a body nothing
-    explains, every word counts (DESIGN §6: a notice must fail safe).
+    explains, every word counts (docs/matching.md: a notice must fail safe).
     """
     for m in vocabulary.finditer(prose):
         start = max(prose.rfind(c, 0, m.start()) for c in ".!?\n") + 1

@@ -1,4 +1,4 @@
-"""Qodo: Qodo Merge / PR-Agent and the 2026 "Code Review by Qodo" (reviewer-dialects §9).
+"""Qodo: Qodo Merge / PR-Agent and the 2026 "Code Review by Qodo" (docs/dialects.md §9).
 
 PR-Agent rates suggestions "Suggestion importance[1-10]: N"; the 2026 format sorts
 findings under "Action required" and "Remediation recommended" headings, so a finding's
@@ -133,7 +133,7 @@ QODO = Profile(
         rule("clean", r"No code suggestions found"),
         rule("clean", r"No major issues detected", unless=r"Recommended focus areas"),
         rule("done", r"PR Reviewer Guide|PR Code Suggestions|Code Review by Qodo|PR Compliance Guide"),
-        # "ⓘ You are approaching your monthly quota for Qodo." (reviewer-dialects §9): a
+        # "ⓘ You are approaching your monthly quota for Qodo." (docs/dialects.md §9): a
         # warning, no verdict; the review may still come.
         rule("progress", r"approaching your monthly quota", placeholder=True),
         # The paired description comment: a walkthrough, not a review.

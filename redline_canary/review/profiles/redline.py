@@ -1,4 +1,4 @@
-"""The canonical dialect (DESIGN §5) and the generic one for home-grown bots."""
+"""The canonical dialect (docs/matching.md#findings) and the generic one for home-grown bots."""
 
 from __future__ import annotations
 

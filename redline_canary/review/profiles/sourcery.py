@@ -1,4 +1,4 @@
-"""Sourcery (reviewer-dialects §8).
+"""Sourcery (docs/dialects.md §8).
 
 Inline comments open with a bold type tag ``**issue (bug_risk):**`` /
 ``**suggestion (testing):**``; ``issue`` vs ``suggestion`` is the closest thing to a
@@ -19,7 +19,7 @@ from redline_canary.review.profiles.citations import SummaryLocation, clean_path
 from redline_canary.review.profiles.dialect import compile_table
 
 _TAG = r"\*\*{kind}\s*(?:\((?P<area>[^)]*)\))?\s*:\*\*"
-# `### Comment 3` opens one finding of the prompt block (reviewer-dialects §8).
+# `### Comment 3` opens one finding of the prompt block (docs/dialects.md §8).
 _COMMENT = re.compile(r"^[ \t>]*#{2,4}\s*Comment\s+\d+\b", re.MULTILINE | re.IGNORECASE)
 # <location path="src/a.py" line_range="72-74" /> (2026) and <location> `src/a.py:72` </location>.
 _LOCATION = re.compile(
@@ -71,7 +71,7 @@ SOURCERY = Profile(
         # Please try again later or [upgrade](…)" (index ref 60068301423, verbatim).
         rule("skipped", r"reached your (?:\w+ )?rate limit\b|Sourcery was unable to review"),
         # The bot's status comment while it works, edited to "has finished reviewing"
-        # (reviewer-dialects §8, settlemint/docs#167).
+        # (docs/dialects.md §8, settlemint/docs#167).
         rule("progress", r"Sourcery is reviewing your pull request", placeholder=True),
         rule("clean", r"reviewed your changes and they look great"),
         rule("done", r"Sourcery has finished reviewing|I've found \d+ issues?|I've reviewed your changes"

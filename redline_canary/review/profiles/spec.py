@@ -1,4 +1,4 @@
-"""What a reviewer profile declares, as data (DESIGN §1, §5). Pure.
+"""What a reviewer profile declares, as data (docs/architecture.md, docs/matching.md#findings). Pure.
 
 A vendor's dialect is mostly data: the logins it posts under, the markup that carries a
 severity, the bodies that say "done", "clean", "skipped" or "error", and how to wake it.
@@ -20,7 +20,7 @@ from redline_canary.review.comments import REACTION_CHANNEL, Channel, Comment
 from redline_canary.review.extraction import Signal
 
 TriggerKind = Literal["none", "request", "comment"]
-# DESIGN §5: an untagged finding is INFO, or (``location``) has its severity check skipped
+# docs/matching.md#findings: an untagged finding is INFO, or (``location``) has its severity check skipped
 # and counts on a clean PR.
 UnratedPolicy = Literal["info", "location"]
 # What a submitted review that cites findings means when no rule matched.
@@ -96,7 +96,7 @@ class ProfileSpec:
     # ``Copilot``); what ``profile test`` and the fixtures post a lone inline body as.
     inline_login: str = ""
     unrated: UnratedPolicy = "info"
-    # The level an untagged finding gets (DESIGN §5: INFO). ``untagged: lowest`` in a profiles
+    # The level an untagged finding gets (docs/matching.md#findings: INFO). ``untagged: lowest`` in a profiles
     # file sets it to ``lowest_level``, the vendor's own lowest: Redline's scorer counts an
     # untagged comment as a SUGGESTION, so comparable numbers need that, but it is off by
     # default because it makes every untagged aside of another bot a rated finding.
@@ -111,7 +111,7 @@ class ProfileSpec:
     # What a submitted review that cites findings means when no rule matched: "done" for
     # one-shot reviewers, "progress" for bots that may post several reviews (then
     # stability decides). A review that neither cites findings nor matches a rule is
-    # activity only ("progress"): done needs positive evidence (DESIGN §6).
+    # activity only ("progress"): done needs positive evidence (docs/matching.md).
     review_signal: ReviewSignal = "done"
     # Bots that say "done"/"clean" with a reaction on the PR (Codex, Greptile): polled too.
     reads_reactions: bool = False

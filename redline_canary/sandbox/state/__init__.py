@@ -2,7 +2,7 @@
 
 Every HTTP route and every simulated reviewer goes through these methods under one
 re-entrant lock, so a reviewer posting on a background thread can never interleave with a
-half-applied request. Error texts are the ones recorded from GitHub (github-api.md §2,
+half-applied request. Error texts are the ones recorded from GitHub (docs/github.md §2,
 §2.1, §8) where a recording or a first-hand quote exists; the few that are not confirmed
 say so next to them.
 

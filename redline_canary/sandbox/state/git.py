@@ -24,7 +24,7 @@ from redline_canary.sandbox.state.users import Users
 D_REFS = "https://docs.github.com/rest/git/refs"
 D_TREES = "https://docs.github.com/rest/git/trees"
 D_COMMITS = "https://docs.github.com/rest/git/commits"
-# Reported for large inline-content trees (github-api.md §3, googleapis/code-suggester#397).
+# Reported for large inline-content trees (docs/github.md §3, googleapis/code-suggester#397).
 TREE_TIMEOUT = (
     "Sorry, your request timed out.  It's likely that your input was too large to process.  "
     "Consider building the tree incrementally, or building the commits you need in a local "

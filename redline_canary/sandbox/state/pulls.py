@@ -20,7 +20,7 @@ from redline_canary.sandbox.state.issues import Issues
 
 D_PULLS = "https://docs.github.com/rest/pulls/pulls"
 D_REVIEW_REQ = "https://docs.github.com/rest/pulls/review-requests"
-# PR creation refused by the content-creation limit (github-api.md §5.2).
+# PR creation refused by the content-creation limit (docs/github.md §5.2).
 TOO_QUICKLY = "was submitted too quickly"
 
 
@@ -197,7 +197,7 @@ class Pulls(Issues):
                     raise not_collaborator
                 if mode != "registered":
                     # 201 all the same, but the login never shows in requested_reviewers
-                    # (github-api.md §8); "hidden" still wakes the bot, "dropped" does not.
+                    # (docs/github.md §8); "hidden" still wakes the bot, "dropped" does not.
                     if mode == "hidden":
                         woken.append(login)
                     continue
