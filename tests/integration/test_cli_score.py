@@ -46,7 +46,8 @@ def test_table_lists_missed_seeds_and_rates_with_n(tmp_path: Path, mini_corpus: 
     cap = write(tmp_path, capture([inline(APP, 10, "[BLOCKER] sql")]))
     res = cli_main(*base_args(cap, mini_corpus, "--kind", "seeded"))
     assert res.returncode == 1
-    assert "blocker recall: 0.33 (1/3, 95% CI 0.06–0.79)" in res.stdout
+    assert "blockers:       found 1/3 · rated BLOCKER 1/3" in res.stdout
+    assert "rated BLOCKER: 0.33 (1/3, 95% CI 0.06–0.79)" in res.stdout
     assert "app.py:5 [BLOCKER] core/hardcoded-secrets — API token committed in source" in res.stdout
     assert "gate: FAIL" in res.stdout
 

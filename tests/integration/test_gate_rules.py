@@ -100,7 +100,7 @@ def test_a_rolling_window_fails_a_newly_missed_blocker_and_warns_on_an_intermitt
 def test_a_window_never_looks_at_other_reviewers_or_corpora() -> None:
     other = record("w1", caught=[1], reviewer="gemini")
     v = decide(record("w2", missed=[1]), GateOptions(baseline="window:3"), history=[other])
-    assert v.reasons == ("blocker recall 0/1 < 1.0",)  # no comparable history: the absolute gate
+    assert v.reasons == ("blockers found 0/1 (not found: SEED 1)",)  # no comparable history: the absolute gate
 
 
 def test_seed_classes_are_one_definition() -> None:
