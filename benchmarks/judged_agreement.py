@@ -2,8 +2,10 @@
 describes? (docs/matching.md#topics)
 
 ``seeds/audit/judged/pairs.jsonl`` holds every window-eligible (marker, finding) pair of the
-final-measurement seeded reviews, each judged on-topic, partial or off by independent
-readers from the two texts alone (``judges`` names who). This scores the same reviews with
+final-measurement seeded reviews (waves 7 to 12, from which the rule terms were written:
+``authoring``) and of wave 13's fresh reviews (``held-out``: nothing was tuned on them),
+each judged on-topic, partial or off by independent readers from the two texts alone
+(``judge`` names the reader). This scores the same reviews with
 today's matcher and prints, with n: off-topic pairs it credits (goal 0) and on-topic pairs
 the place-only matcher credited that it no longer credits (goal at most 2 %).
 Run: ``python benchmarks/judged_agreement.py [--quick]``
@@ -17,6 +19,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from redline_canary.corpus.model import publish
 from redline_canary.corpus.topics import TopicIndex
@@ -27,6 +30,25 @@ from redline_canary.score.matching import assign
 ROOT = Path(__file__).resolve().parent.parent
 AUDIT = ROOT / "seeds" / "audit"
 JUDGED = AUDIT / "judged" / "pairs.jsonl"
+
+
+def report(name: str, pairs: list[dict[str, Any]], credited_now: set[tuple[str, int, int]]) -> None:
+    """One set's figures: ``authoring`` pairs are from the reviews the terms were written
+    from; ``held-out`` pairs are from reviews nobody tuned anything on (wave 13)."""
+    verdicts = Counter(p["verdict"] for p in pairs)
+    now = [p for p in pairs if (p["review"], p["finding"], p["seed"]) in credited_now]
+    off_kept = [p for p in now if p["verdict"] == "off"]
+    on_before = [p for p in pairs if p["verdict"] == "on-topic" and p["credited_before"]]
+    on_lost = [p for p in on_before if (p["review"], p["finding"], p["seed"]) not in credited_now]
+    before_off = sum(p["credited_before"] and p["verdict"] == "off" for p in pairs)
+    print(f"{name}: {len(pairs)} judged pairs ({verdicts['on-topic']} on-topic, {verdicts['partial']} partial, "
+          f"{verdicts['off']} off) from {len({p['review'] for p in pairs})} reviews")
+    print(f"  off-topic pairs credited: {len(off_kept)} of {verdicts['off']} (place-only matcher: {before_off})")
+    print(f"  on-topic pairs the place-only matcher credited, no longer credited: {len(on_lost)} of "
+          f"{len(on_before)} ({len(on_lost) / max(1, len(on_before)):.1%})")
+    print(f"  partial pairs credited: {sum(p['verdict'] == 'partial' for p in now)} of {verdicts['partial']}")
+    for p in off_kept + on_lost:
+        print(f"    {p['verdict']:8} {p['id']}: {p['rule']} <- {p['finding_title'][:90]}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -48,21 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         position = {id(f): i for i, f in enumerate(findings)}
         for p in assign(markers, findings, 4, None, topics).pairs:
             credited_now.add((review, position[id(p.finding)], p.marker.marker.n))
-    verdicts = Counter(p["verdict"] for p in pairs)
-    now = [p for p in pairs if (p["review"], p["finding"], p["seed"]) in credited_now]
-    off_kept = [p for p in now if p["verdict"] == "off"]
-    on_before = [p for p in pairs if p["verdict"] == "on-topic" and p["credited_before"]]
-    on_lost = [p for p in on_before if (p["review"], p["finding"], p["seed"]) not in credited_now]
-    partial_now = [p for p in now if p["verdict"] == "partial"]
-    print(f"judged pairs: {len(pairs)} ({verdicts['on-topic']} on-topic, {verdicts['partial']} partial, "
-          f"{verdicts['off']} off) from {len({p['review'] for p in pairs})} reviews")
-    before_off = sum(p["credited_before"] and p["verdict"] == "off" for p in pairs)
-    print(f"off-topic pairs credited: {len(off_kept)} of {verdicts['off']} (place-only matcher: {before_off})")
-    print(f"on-topic pairs the place-only matcher credited, no longer credited: {len(on_lost)} of {len(on_before)}"
-          f" ({len(on_lost) / max(1, len(on_before)):.1%})")
-    print(f"partial pairs credited: {len(partial_now)} of {verdicts['partial']}")
-    for p in off_kept + on_lost:
-        print(f"  {p['verdict']:8} {p['id']}: {p['rule']} <- {p['finding_title'][:90]}")
+    for name in ("authoring", "held-out"):
+        report(name, [p for p in pairs if p["set"] == name], credited_now)
     return 0
 
 
