@@ -40,7 +40,7 @@ from redline_canary.run.corpus_files import load_corpus
 from redline_canary.score.evaluate import ScoreSettings, evaluate_extraction
 from redline_canary.score.record import Record
 from redline_canary.score.scoring import RecordMeta
-from redline_canary.score.verdict import GateOptions, decide
+from redline_canary.score.verdict import BLOCKER_GATES, BlockerGate, GateOptions, decide
 
 ROOT = Path(__file__).resolve().parent.parent
 AUDIT = ROOT / "seeds" / "audit"
@@ -90,8 +90,11 @@ def healthy(review: Review) -> Extraction:
     return Extraction(findings=list(review.findings), activity=max(1, len(review.findings)))
 
 
+GATE: BlockerGate = "found"  # the default; --blocker-gate caught measures the strict rule
+
+
 def passes(record: Record, history: Sequence[Record] = (), baseline: str | None = None) -> bool:
-    verdict = decide(record, GateOptions(baseline=baseline), history=list(history))
+    verdict = decide(record, GateOptions(baseline=baseline, blocker_gate=GATE), history=list(history))
     return record.outcome == "scored" and verdict.passed
 
 
@@ -184,7 +187,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK_STACKS)} (CI)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--blocker-gate", choices=BLOCKER_GATES, default="found",
+                        help="the gate rule to measure (default: %(default)s, the product's default)")
     args = parser.parse_args(argv)
+    global GATE
+    GATE = args.blocker_gate
     corpus = load_corpus(ROOT / "seeds")
     stacks = QUICK_STACKS if args.quick else tuple(corpus.stacks)
     started = time.monotonic()
@@ -192,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps({k: {"count": c, "n": n} for k, (c, n) in figures.items()}, indent=1))
         return 0
-    print(f"redline-canary operating characteristic: {len(stacks)} stack(s), default options "
+    print(f"redline-canary operating characteristic: {len(stacks)} stack(s), blocker-gate {GATE}, default options "
           f"({time.monotonic() - started:.1f}s)")
     print("| kind | red (false alarm) or caught | rate | goal |")
     print("|---|---|---|---|")
