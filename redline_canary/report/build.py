@@ -25,7 +25,7 @@ from redline_canary.report.model import (
     classify,
 )
 from redline_canary.report.stats import calibration, comparisons
-from redline_canary.report.text import terminal_safe
+from redline_canary.report.text import blockers_found, terminal_safe
 from redline_canary.score.record import Record, Seed
 from redline_canary.score.record_schema import RecordProblem
 from redline_canary.score.scoring import wilson
@@ -71,12 +71,14 @@ def _measurement(r: Record) -> tuple[Measurement, list[SeedRef]]:
             seeds.append(ref)
             states[ref.n] = state
             levels[ref.n] = (ref.severity, _level_given(s, state))
-    recall = blocker = None
+    recall = blocker = found = None
     scored = outcome == "scored"
     if kind == "seeded" and scored:
         recall = Rate(r.caught, r.markers, r.recall_ci95 or wilson(r.caught, r.markers))
         b = r.blocker
         blocker = Rate(b.caught, b.markers, r.blocker_recall_ci95 or wilson(b.caught, b.markers))
+        k = blockers_found(r)
+        found = Rate(k, b.markers, r.blocker_found_ci95 or wilson(k, b.markers))
     cfp = None
     if kind == "clean" and scored:
         if r.clean_false_positives is None:
@@ -85,7 +87,7 @@ def _measurement(r: Record) -> tuple[Measurement, list[SeedRef]]:
     m = Measurement(
         kind=kind, outcome=outcome, recorded_at=_text(r.recorded_at, "recorded_at"),
         attempt=r.attempt, notice=r.notice or None,
-        recall=recall, blocker=blocker,
+        recall=recall, blocker=blocker, found=found,
         undercalled=r.undercalled if scored else 0,
         clean_false_positives=cfp, gate_passed=r.gate.passed,
         gate_reasons=r.gate.reasons,

@@ -403,8 +403,8 @@ def _comparison_section(c: Comparison, chart: str | None) -> str:
     parts = [f"<h3>{_e(c.stack)} · corpus <code>{_e(c.fingerprint)}</code></h3>"]
     rows = [("", [_e(s.reviewer), _e(", ".join(s.repos)), _e(s.runs), _e(s.gaps),
                   f"{_e(s.latest_recall.text())} <span class=note>[{_e(s.latest_run_id)}]</span>",
-                  _e(s.latest_blocker.text())]) for s in c.reviewers]
-    parts.append(_table(["Reviewer", "Repos", "Scored runs", "Gaps", "Latest recall", "Latest blocker recall"],
+                  _e(s.blockers_text())]) for s in c.reviewers]
+    parts.append(_table(["Reviewer", "Repos", "Scored runs", "Gaps", "Latest recall", "Latest BLOCKERs"],
                         rows))
     if chart:
         parts.append(f'<figure><img src="{_e(chart)}" alt="per-seed catch rate by reviewer, {_e(c.stack)}">'

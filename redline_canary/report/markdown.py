@@ -143,13 +143,13 @@ def _comparison_lines(c: Comparison) -> list[str]:
     lines = [
         f"### {_md(c.stack)} · corpus {md_code(c.fingerprint)}",
         "",
-        "| Reviewer | Repos | Scored runs | Gaps | Latest recall | Latest blocker recall |",
+        "| Reviewer | Repos | Scored runs | Gaps | Latest recall | Latest BLOCKERs |",
         "|---|---|---|---|---|---|",
     ]
     for s in c.reviewers:
         lines.append(_row((
             _md(s.reviewer), ", ".join(_md(r) for r in s.repos), str(s.runs), str(s.gaps),
-            f"{s.latest_recall.text()} \\[{_md(s.latest_run_id)}\\]", s.latest_blocker.text(),
+            f"{s.latest_recall.text()} \\[{_md(s.latest_run_id)}\\]", s.blockers_text(),
         )))
     for p in c.pairs:
         a, b = _md(p.a), _md(p.b)

@@ -88,7 +88,7 @@ class Measurement:
     attempt: int
     notice: str | None
     recall: Rate | None            # seeded and scored only
-    blocker: Rate | None           # seeded and scored only
+    blocker: Rate | None           # seeded and scored only: rated BLOCKER
     undercalled: int
     clean_false_positives: int | None  # clean and scored only
     gate_passed: bool
@@ -97,6 +97,7 @@ class Measurement:
     # n -> (the marker's severity, the severity the reviewer gave it, or "missed")
     seed_levels: Mapping[int, tuple[str, str]] = field(default_factory=dict)
     acknowledged: tuple[int, ...] = ()  # BLOCKERs missed but acknowledged (they did not fail the gate)
+    found: Rate | None = None  # seeded and scored only: BLOCKERs found (the gate's number)
 
     @property
     def scored(self) -> bool:
@@ -201,6 +202,12 @@ class ReviewerSummary:
     latest_recall: Rate
     latest_blocker: Rate
     seed_counts: Mapping[int, tuple[int, int]]  # n -> (caught, observed) over all runs
+    latest_found: Rate | None = None  # BLOCKERs found in the latest run
+
+    def blockers_text(self) -> str:
+        """"found 6/6 · rated BLOCKER 4/6 (...)": the gate's number beside the marked-severity one."""
+        found = f"found {self.latest_found.successes}/{self.latest_found.n} · " if self.latest_found else ""
+        return f"{found}rated BLOCKER {self.latest_blocker.text()}"
 
 
 @dataclass(frozen=True)

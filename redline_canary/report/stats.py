@@ -100,7 +100,7 @@ def _summary(reviewer: str, runs: Sequence[tuple[str, RunPoint]]) -> ReviewerSum
         reviewer=reviewer, repos=tuple(sorted({repo for repo, _ in runs})), runs=len(scored),
         gaps=sum(1 for _, r in runs if r.seeded is not None and not r.seeded.scored),
         latest_run_id=scored[-1][1].run_id, latest_at=scored[-1][1].recorded_at,
-        latest_recall=latest.recall, latest_blocker=latest.blocker,
+        latest_recall=latest.recall, latest_blocker=latest.blocker, latest_found=latest.found,
         seed_counts={n: (c[0], c[1]) for n, c in sorted(counts.items())},
     )
 

@@ -8,6 +8,7 @@ only exists after it. Each seed's states were chosen to land in one known class.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -356,3 +357,9 @@ def test_json_form_is_serialisable_and_complete() -> None:
     assert [s["seed_class"] for s in py["seeds"]] == [ALWAYS_CAUGHT, NEWLY_MISSED, INTERMITTENT,
                                                       NEVER_CAUGHT, INTERMITTENT]
     assert data["comparisons"][0]["pairs"][0]["a_better"] == 2
+
+
+def test_the_scoreboard_shows_blockers_found_beside_rated_blocker() -> None:
+    md = render_markdown(build_report(synthetic_history()))
+    assert "| Latest BLOCKERs |" in md
+    assert re.search(r"found \d+/\d+ · rated BLOCKER \d\.\d\d \(\d+/\d+", md), md[:2000]

@@ -190,3 +190,16 @@ def test_shuffling_changes_nothing_with_topics(rnd: random.Random) -> None:
     rnd.shuffle(findings)
     rnd.shuffle(markers)
     assert credited(markers, findings) == before
+
+
+def test_blind_publication_strips_site_lines_and_maps_the_site() -> None:
+    from redline_canary.corpus.publication import publish_file, publish_markers
+
+    text = ("def build(memo):\n    # SITE 1 the memo becomes HTML here, unescaped\n    return memo\n"
+            "def show(memo):\n    return render(build(memo))  # SEED 1 [BLOCKER] (core/xss) memo rendered unescaped\n")
+    parsed = parse_file("a.py", text)
+    published = publish_file(parsed, "blind", "", True)
+    assert "SITE" not in published.text and "SEED" not in published.text
+    (seed_marker,) = with_sites(publish_markers(parsed, published))
+    assert seed_marker.line == 4 and seed_marker.sites == (Place("a.py", 2, 2, "a.py", 3),)
+    assert published.text.splitlines()[1] == "    return memo"

@@ -8,7 +8,7 @@ each judged on-topic, partial or off by independent readers from the two texts a
 (``judge`` names the reader). This scores the same reviews with
 today's matcher and prints, with n: off-topic pairs it credits (goal 0) and on-topic pairs
 the place-only matcher credited that it no longer credits (goal at most 2 %).
-Run: ``python benchmarks/judged_agreement.py [--quick]``
+Run: ``python benchmarks/bench_agreement.py [--quick]``
 """
 
 from __future__ import annotations
