@@ -76,7 +76,7 @@ def test_happy_path_with_the_real_bandit_reviewer(sb: Sandbox, tmp_path: Path) -
     # bandit rates the hard-coded token LOW and the SQL string MEDIUM: located, but undercalled.
     assert {s["n"] for s in seeded["undercalled_seeds"]} == {1, 2}
     assert seeded["blocker_recall"] == 0.0 and clean["clean_false_positives"] == 0
-    assert code == 1 and "blocker recall" in out and "0.00 (0/3)" in out
+    assert code == 1 and "blockers" in out and "rated BLOCKER 0/3" in out
     pulls = sb.pulls(REPO)
     assert len(pulls) == 2 and all("redline-exempt" in p.labels for p in pulls)
     assert all("SEED" not in p.title + (p.body or "") for p in pulls)
