@@ -263,3 +263,16 @@ def test_the_shipped_rubric_and_log_agree() -> None:
     assert "Version: " in (root / "RUBRIC.md").read_text()
     res = cli_main("corpus", "lint")
     assert res.returncode == 0, res.stdout
+
+
+def test_the_exported_key_lists_a_markers_sites_where_the_reviewer_sees_them(tmp_path: Path) -> None:
+    """vue SEED 17 (stored XSS rendered with v-html) has a SITE where the HTML is built."""
+    key = tmp_path / "key.json"
+    res = cli_main("corpus", "export", "--stack", "vue", "--kind", "seeded", "--out", str(tmp_path / "kit"),
+                   "--key", str(key))
+    assert res.returncode == 0, res.stderr
+    seed = next(m for m in json.loads(key.read_text())["markers"] if m["kind"] == "seed" and m["n"] == 17)
+    (site,) = seed["sites"]
+    kit_file = (tmp_path / "kit" / site["path"]).read_text().splitlines()
+    assert "memo.replace" in kit_file[site["line"] - 1]  # the line the reviewer sees builds the HTML
+    assert "SITE" not in (tmp_path / "kit" / site["path"]).read_text()

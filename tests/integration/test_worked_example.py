@@ -58,7 +58,7 @@ def find(conn: sqlite3.Connection, name: str) -> list:
 
 
 def archive(path: str) -> None:
-    # SEED 3 [BLOCKER] (core/command-injection) path passed to a shell
+    # SEED 3 [BLOCKER] (core/command-injection) path passed to a shell command
     subprocess.run(f"tar czf /backups/a.tgz {path}", shell=True, check=True)
 
 
@@ -74,7 +74,7 @@ def invoice(conn: sqlite3.Connection, user: int, invoice_id: int) -> tuple:
 
 
 def delete_user(conn: sqlite3.Connection, caller_role: str, user: int) -> None:
-    # SEED 6 [BLOCKER] (core/missing-authorization) any caller may delete any user
+    # SEED 6 [BLOCKER] (core/missing-authorization) any caller may delete any user: no authorization check
     conn.execute("DELETE FROM users WHERE id = ?", (user,))
 
 
