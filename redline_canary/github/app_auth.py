@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -64,30 +65,28 @@ def add_app_options(p: Any) -> None:
     p.add_argument("--app-id", help=f"authenticate as this GitHub App (default: env {APP_ID_VAR}); "
                    "an installation token per target owner replaces the token")
     p.add_argument("--app-private-key", metavar="FILE",
-                   help=f"the App's private key, a PEM file (default: env {APP_KEY_VAR}, the PEM or its path)")
+                   help=f"the App's private key: a PEM file, or the PEM text (default: env {APP_KEY_VAR})")
 
 
 def app_credentials(app_id: str | None, key_path: str | None,
                     env: Mapping[str, str] | None = None) -> AppCredentials | None:
     """The App credentials from the flags, else the environment; None when neither names an App.
 
+    The key (flag or variable) is PEM text or a path to a PEM file (:func:`_key_source`).
     Bad input is a one-line :class:`BadInput` naming the flag (or variable): an id that is
     not a number, a key that cannot be read or is not an RSA private key in PEM, or one of
-    the pair without the other.
+    the pair without the other. No message ever quotes key material.
     """
     env = os.environ if env is None else env
     id_name, key_name = "--app-id", "--app-private-key"
     if app_id is None and env.get(APP_ID_VAR, "").strip():
         app_id, id_name = env[APP_ID_VAR].strip(), APP_ID_VAR
     key_text: str | None = None
-    if key_path is None and env.get(APP_KEY_VAR, "").strip():
-        value = env[APP_KEY_VAR].strip()
+    if key_path is not None:
+        key_text, key_path = _key_source(key_path, key_name)
+    elif env.get(APP_KEY_VAR, "").strip():
         key_name = APP_KEY_VAR
-        if value.startswith("-----BEGIN"):
-            key_text = value
-            register_secret(key_text)
-        else:
-            key_path = value
+        key_text, key_path = _key_source(env[APP_KEY_VAR], key_name, strip=True)
     if app_id is None and key_path is None and key_text is None:
         return None
     if app_id is None:
@@ -107,16 +106,66 @@ def app_credentials(app_id: str | None, key_path: str | None,
     return AppCredentials(app_id=app_id, private_key=key_text, source=source)
 
 
+# What a path to a key file can look like; anything else given as the key is key material,
+# never quoted: a PEM whose header is hidden (quotes, a byte-order mark), a PEM without its
+# header line, a body pasted alone.
+MAX_PATH_SHOWN = 512
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{100,}")
+_EDGES = " \t\r\n\v\f\ufeff\"'"
+NOT_A_KEY = "the App private key is not a readable PEM file or PEM text"
+
+
+def _looks_like_key(value: str) -> bool:
+    return ("PRIVATE KEY" in value.upper() or "-----" in value or "\n" in value or "\r" in value
+            or len(value) > MAX_PATH_SHOWN or bool(_BASE64_RUN.search(value)))
+
+
+def _key_source(value: str, name: str, *, strip: bool = False) -> tuple[str | None, str | None]:
+    """(PEM text, None) or (None, path) for the value of ``--app-private-key`` or the variable.
+
+    Key material is registered as a secret before anything else happens to it: the value as
+    given, trimmed, and each of its lines. PEM text is recognised once quotes, a byte-order
+    mark and blanks are trimmed from both ends (and ``\\n`` written for line breaks, as a
+    one-line secret store keeps it, is read as line breaks). A value that looks like key
+    material but is no PEM is refused naming only ``name``: it is never quoted, nor tried
+    as a path (which would quote it in the error)."""
+    if _looks_like_key(value):
+        for secret in (value, value.strip(), value.strip(_EDGES)):
+            register_secret(secret)
+        for line in re.split(r"[\r\n]+|\\n", value):
+            if len(line.strip(_EDGES)) >= 16:
+                register_secret(line.strip(_EDGES))
+    text = value.strip(_EDGES)
+    if text.startswith("-----BEGIN"):
+        if "\n" not in text and "\\n" in text:
+            text = text.replace("\\n", "\n")
+        register_secret(text)
+        return text, None
+    if _looks_like_key(value):
+        raise BadInput(f"{name}: {NOT_A_KEY}")
+    return None, (value.strip() if strip else value)
+
+
 def _read_key(path: str, source: str) -> str:
+    """The key file's text. Opened without blocking and refused unless it is a regular file:
+    a FIFO would wait for a writer forever, a device could answer endlessly."""
     try:
-        with Path(path).open("rb") as fh:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise BadInput(f"{source}: cannot read the key: {exc.strerror or exc.__class__.__name__}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BadInput(f"{source}: not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
             raw = fh.read(MAX_KEY_BYTES + 1)
     except OSError as exc:
         raise BadInput(f"{source}: cannot read the key: {exc.strerror or exc.__class__.__name__}") from None
+    finally:
+        os.close(fd)
     if len(raw) > MAX_KEY_BYTES:
         raise BadInput(f"{source}: larger than {MAX_KEY_BYTES // 1024} KB: not a private key")
     try:
-        text = raw.decode("ascii")
+        text = raw.decode("ascii") if not raw.startswith(b"\xef\xbb\xbf") else raw[3:].decode("ascii")
     except UnicodeDecodeError:
         raise BadInput(f"{source}: not a PEM private key (expected ASCII text)") from None
     register_secret(text.strip())

@@ -2,8 +2,11 @@
 ``decipher_response``): a pure function of status, headers and body bytes, so the client,
 the tests and any future transport agree on one reading.
 
-GitHub's words are hostile input like any other: ``clean`` strips control characters and
-bounds the length before a message can reach a terminal, a log or a record.
+GitHub's words are hostile input like any other: ``clean`` masks every registered secret
+(an answer may quote the credential it refused), then strips control characters and
+bounds the length before a message can reach a terminal, a log or a record. Masking comes
+first: a secret cut in half by the bound would no longer be found, and its first half
+(a JWT's header and claims) would be shown.
 """
 
 from __future__ import annotations
@@ -13,12 +16,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from redline_canary.errors import mask
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 
 
 def clean(text: object, limit: int = 200) -> str:
-    """Outside words, safe for a one-line message: no control characters, bounded."""
-    out = _CONTROL.sub(" ", str(text)).strip()
+    """Outside words, safe for a one-line message: no secret, no control characters, bounded."""
+    out = _CONTROL.sub(" ", mask(str(text))).strip()
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
 

@@ -33,7 +33,7 @@ import httpx
 
 from redline_canary import __version__
 from redline_canary.clock import Clock, RealClock
-from redline_canary.errors import BadInput, InfraFailure, register_secret
+from redline_canary.errors import BadInput, InfraFailure, mask, register_secret
 from redline_canary.github.decipher import ApiFailure, decipher, decode_json
 from redline_canary.github.doctor_checks import Answer
 from redline_canary.github.pacing import Pacer
@@ -97,7 +97,7 @@ def validate_api_url(value: str | None, where: str = "--api-url") -> str | None:
 
 
 def _shown(value: str) -> str:
-    text = repr(value)
+    text = repr(mask(value))  # masked before it is cut: a cut secret is no longer found
     return text if len(text) <= 80 else text[:77] + "..."
 
 

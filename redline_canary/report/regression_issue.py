@@ -18,9 +18,10 @@ title is never touched) and every text this module writes carries
 
 Every field of a record is outside text (anyone who can write the history can forge it):
 it goes through :func:`redline_canary.report.text.md_text` or ``md_code``, which turn ``<`` into
-``&lt;`` (so no record can write a marker or close the HTML comment one sits in), and
-:func:`_defuse` keeps an ``@name`` or ``#123`` in a record from pinging a person or
-cross-linking another issue. Values inside the markers are percent-encoded.
+``&lt;`` (so no record can write a marker or close the HTML comment one sits in) and show
+every mention, issue and commit reference (``@name``, ``@org/team``, ``#123``, ``GH-1``,
+``owner/repo#1``, ``owner/repo@sha``, a bare SHA) as a code span, so a record pings nobody
+and cross-links nothing. Values inside the markers are percent-encoded.
 """
 
 from __future__ import annotations
@@ -44,8 +45,6 @@ MAX_FIELD = 160  # characters of one record field shown
 MAX_ITEMS = 40  # seeds (or reasons) listed per section
 _RUN_MARKER = re.compile(r"<!-- rc:regression-run=([A-Za-z0-9._%-]{1,300}) -->")
 _SAFE = re.compile(r"[A-Za-z0-9._-]")
-_MENTION = re.compile(r"(?<![A-Za-z0-9_`])([@#])(?=[A-Za-z0-9])|(?<![A-Za-z0-9])(GH)-(?=[0-9])", re.IGNORECASE)
-_WORD_JOINER = "\u2060"
 _URL_BAD = re.compile(r"[\s<>`\"'\\\x00-\x1f\x7f]")
 
 Status = Literal["failing", "passing", "unknown"]
@@ -64,19 +63,12 @@ def _short(value: object, limit: int = MAX_FIELD) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _defuse(markdown: str) -> str:
-    """A word joiner after ``@``, ``#`` and ``GH`` where GitHub would read a mention or an
-    issue reference: the text reads the same, nobody is notified, nothing is linked."""
-    return _MENTION.sub(lambda m: (m.group(1) or m.group(2)) + _WORD_JOINER + ("" if m.group(1) else "-"), markdown)
-
-
 def _text(value: object) -> str:
-    return _defuse(md_text(_short(value)))
+    return md_text(_short(value))
 
 
 def _code(value: object) -> str:
-    shown = md_code(_short(value))
-    return shown if shown.startswith("`") else _defuse(shown)
+    return md_code(_short(value))
 
 
 def _link(text: str, url: str | None) -> str:

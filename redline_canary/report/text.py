@@ -7,8 +7,9 @@ anyone with write access to the history can forge):
 * :func:`terminal_safe` — for a terminal or a CI log: no ANSI CSI/OSC/other escape
   sequences, no C0/C1 control characters (``\n`` and ``\t`` only where the layout asks
   for them), no bidirectional overrides.
-* :func:`md_text` / :func:`md_code` — for Markdown (job summaries, ``report``): no raw
-  HTML, no link or image syntax, no live autolink, no table break.
+* :func:`md_text` / :func:`md_code` — for Markdown (job summaries, ``report``, the
+  regression issue): no raw HTML, no link or image syntax, no live autolink, no table
+  break, and no mention or issue/commit reference GitHub would link or notify from.
 """
 
 from __future__ import annotations
@@ -67,16 +68,26 @@ def terminal_safe(text: object, *, multiline: bool = False) -> str:
 
 
 # Whatever GitHub (cmark-gfm's autolink extension, or an HTML autolink filter) would turn
-# into a live link: a scheme followed by ``//`` or one of the schemes linked without it,
-# ``www.`` not preceded by a letter or digit, and e-mail addresses. Each is shown as a code
-# span, which no autolinker touches; the span's content can hold no backtick, space, pipe,
-# backslash or angle bracket (the match stops there).
+# into a live link: a scheme followed by ``//`` or one of the schemes linked without it, and
+# ``www.`` not preceded by a letter or digit. Each is shown as a code span, which no
+# autolinker touches; the span's content can hold no backtick, space, pipe, backslash or
+# angle bracket (the match stops there).
 _URLISH = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]*:(?://|(?<=mailto:)|(?<=xmpp:))[^\s<>`|\\]*"
-    r"|(?<![A-Za-z0-9])www\.[^\s<>`|\\]*"
-    r"|[A-Za-z0-9._%+-]+@[A-Za-z0-9._-]*",  # any x@y: a neighbouring field may supply the scheme
+    r"|(?<![A-Za-z0-9])www\.[^\s<>`|\\]*",
     re.IGNORECASE,
 )
+# GitHub's references, which it links (and, for a mention, notifies) server-side from the
+# rendered text, never from inside a code span: ``@user``, ``@org/team``, ``#N``, ``GH-N``,
+# ``owner/repo#N``, ``user@sha``, ``owner/repo@sha`` and a bare commit SHA (7 to 40 hex
+# digits). Each is made of the characters of ``_WORDISH`` (which also covers an e-mail
+# address, which an autolinker links, and any ``x@y``, to which a neighbouring field could
+# supply a ``mailto:``); a run of them that holds a trigger of ``_REFERENCE`` is shown
+# whole as a code span. The triggers are broader than GitHub's rules on purpose: any
+# ``@``, any ``#`` or ``GH-`` before a digit, any run of 7 or more hex digits, whatever
+# precedes them (a backtick, a bracket, an entity's ``&``).
+_WORDISH = re.compile(r"[A-Za-z0-9_.%+/@#-]+")
+_REFERENCE = re.compile(r"@|#[0-9]|GH-[0-9]|(?<![A-Za-z0-9])[0-9A-F]{7,}(?![A-Za-z0-9])", re.IGNORECASE)
 # Backslash-escaped: code spans, emphasis, strike-through, math, link and image brackets
 # (with ``[`` and ``]`` escaped no inline link, image or reference can form, so ``(``, ``)``
 # and ``!`` need nothing), and the table pipe.
@@ -90,23 +101,49 @@ def _md_plain(text: str) -> str:
     return text.translate(_MD_TABLE)
 
 
+def _live_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a URL or a GitHub reference (see ``_URLISH``, ``_REFERENCE``),
+    overlapping or touching spans merged into one: two code spans that touch would read as
+    one longer fence. A URL whose scheme starts inside a ``_WORDISH`` run takes the whole
+    run: a span's edge inside a run would end a text node there, and GitHub would read the
+    run's first half on its own (``0123456789`` of ``0123456789abcdef…https://`` is a SHA)."""
+    spans = []
+    for m in _URLISH.finditer(text):
+        start = m.start()
+        while start and _WORDISH.match(text, start - 1, start):
+            start -= 1
+        spans.append((start, m.end()))
+    spans += [m.span() for m in _WORDISH.finditer(text) if _REFERENCE.search(m.group(0))]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def md_text(text: object) -> str:
-    """Outside text as inert inline Markdown, safe in a table cell.
+    """Outside text as inert inline Markdown, safe in a table cell and in anything GitHub
+    renders (an issue, a comment, a job summary).
 
     One line (control characters stripped, line breaks to spaces); ``&``, ``<``, ``>``
     as entities, so no HTML tag can form — not even across two fields printed side by
     side; every character with a Markdown meaning (links, images, emphasis, code,
-    pipes) backslash-escaped; anything an autolinker would link shown as a code span.
+    pipes) backslash-escaped; anything an autolinker would link, and every GitHub
+    reference (a mention, a team, an issue, a commit: ``_REFERENCE``), shown as a code
+    span, from which GitHub neither links nor notifies. This is the one reference
+    defuser: every Markdown sink passes outside text through here (or :func:`md_code`).
     Put at least one character between two results: two code spans that touch would
     read as one longer fence.
     """
     s = terminal_safe(text)
     out: list[str] = []
     pos = 0
-    for m in _URLISH.finditer(s):
-        out.append(_md_plain(s[pos:m.start()]))
-        out.append(f"`{m.group(0)}`")
-        pos = m.end()
+    for start, end in _live_spans(s):
+        out.append(_md_plain(s[pos:start]))
+        out.append(f"`{s[start:end]}`")
+        pos = end
     out.append(_md_plain(s[pos:]))
     return "".join(out)
 

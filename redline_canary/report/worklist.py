@@ -1,9 +1,10 @@
 """The answer-key audit's worklist as a Markdown document (``corpus audit --markdown``).
-Pure: every field that came from a review goes through :func:`md_text`."""
+Pure: every field that came from a review goes through :func:`md_text` (or :func:`md_code`,
+never inside a code span of its own: ``md_text`` may write code spans)."""
 
 from __future__ import annotations
 
-from redline_canary.report.text import md_text
+from redline_canary.report.text import md_code, md_text
 from redline_canary.score.audit import CATEGORIES, Worklist
 
 
@@ -27,8 +28,8 @@ def worklist_markdown(w: Worklist) -> str:
             corpus = f"{e.corpus_path}:{e.corpus_line}" if e.corpus_path else ""
             text = " ".join(e.excerpt.split())[:200]
             lines.append(
-                f"| {md_text(e.group)} `{md_text(e.pushed_path)}:{e.pushed_line}` | {e.category} | "
-                f"{e.severity or 'unrated'} ({md_text(e.word)}) | {seed} | `{md_text(corpus)}` | "
+                f"| {md_text(e.group)} {md_code(f'{e.pushed_path}:{e.pushed_line}')} | {e.category} | "
+                f"{e.severity or 'unrated'} ({md_text(e.word)}) | {seed} | {md_code(corpus) if corpus else ''} | "
                 f"{md_text(e.reviewer)} | {md_text(text)} |")
         lines.append("")
     return "\n".join(lines)

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from redline_canary.errors import mask
 from redline_canary.review.findings import Finding
 
 # What one reviewer comment says (docs/matching.md): done and clean need positive evidence.
@@ -48,7 +49,9 @@ def quote(body: str, limit: int = 300) -> str:
 
     Vendors open notices with machine markers (``<!-- ... skip review ... -->``) and a
     heading ("## Review skipped"); a record that quoted the marker would say nothing.
+    Every registered secret is masked first, before the text is reflowed and cut.
     """
+    body = mask(body)
     lines: list[str] = []
     for raw in _TAG.sub(" ", _HTML_COMMENT.sub("", body)).splitlines():
         text = re.sub(r"\*\*|__", "", re.sub(r"\s+", " ", raw)).strip().lstrip("#>*_ ").rstrip("*_ ").strip()

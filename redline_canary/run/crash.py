@@ -38,6 +38,7 @@ def write_crash_log(exc: BaseException, context: str = "") -> Path | None:
 
 def crash_line(exc: BaseException, log: Path | None) -> str:
     """The one line on stderr: what crashed and where the traceback is."""
-    what = mask(f"{exc.__class__.__name__}: {exc}".replace("\n", " "))[:300]
+    # masked before it is made one line and cut: either would hide a secret from the mask
+    what = mask(f"{exc.__class__.__name__}: {exc}").replace("\n", " ")[:300]
     where = f"traceback in {log}" if log else "the crash log could not be written"
     return f"internal error (a bug in redline-canary, not a verdict): {what}; {where}"

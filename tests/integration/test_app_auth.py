@@ -9,7 +9,10 @@ budget per installation, and leaves neither the key, nor a JWT, nor a token in a
 from __future__ import annotations
 
 import json
+import os
+import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from redline_canary.corpus.secrets import PROVIDER_PATTERNS
-from redline_canary.errors import BadInput
+from redline_canary.errors import BadInput, mask
 from redline_canary.github.app_auth import APP_ID_VAR, APP_KEY_VAR, AppCredentials, InstallationTokens, app_credentials
 from redline_canary.github.client import CANARY_TOPIC, GitHubClient
 from redline_canary.sandbox import REDLINE_BOT, Batch, Sandbox, ScriptedReviewer
@@ -360,6 +363,102 @@ def test_the_cli_reports_an_unreadable_key_in_one_line_with_exit_2(command: list
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "--app-private-key" in lines[0] and "cannot read the key" in lines[0]
+
+
+# --- the key never reaches a message ---------------------------------------------------------
+
+RUN_DRY = ["run", "--repo", "acme/canary-mini", "--stack", "mini", "--corpus", str(CORPUS), "--dry-run"]
+# How a PEM pasted into a secret or a flag really arrives: quoted, with a byte-order mark,
+# without its header line, after a blank line.
+VARIANTS = {
+    "quoted": lambda pem: f'"{pem}"',
+    "BOM": lambda pem: "\ufeff" + pem,
+    "no header line": lambda pem: "\n".join(pem.strip().splitlines()[1:]),
+    "leading newline": lambda pem: "\n" + pem,
+}
+
+
+def _broken(pem: str) -> str:
+    """The PEM with its body's last lines gone: PEM-shaped, every line key material, no key."""
+    lines = pem.strip().splitlines()
+    return "\n".join([*lines[:-4], lines[-1]]) + "\n"
+
+
+def _leaks(stderr: str, pem: str) -> list[str]:
+    """Any line of the key, or any 16 characters of its body, in ``stderr``."""
+    body = "".join(pem.strip().splitlines()[1:-1])
+    found = [line for line in pem.strip().splitlines() if line.strip() and line.strip() in stderr]
+    found += [run for run in re.findall(r"[A-Za-z0-9+/=]{16,}", stderr) if any(
+        run[i:i + 16] in body for i in range(len(run) - 15))]
+    return found
+
+
+@pytest.mark.parametrize("source", ["env", "flag"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_a_key_that_does_not_start_with_its_header_is_never_quoted(
+        key: rsa.RSAPrivateKey, variant: str, source: str) -> None:
+    pem = _broken(_pem(key))
+    value = VARIANTS[variant](pem)
+    flag = ["--app-private-key", value] if source == "flag" else []
+    env = {APP_ID_VAR: str(APP_ID), **({APP_KEY_VAR: value} if source == "env" else {})}
+    result = cli(*RUN_DRY, *flag, env=env)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert _leaks(result.stderr + result.stdout, pem) == []
+    [line] = result.stderr.splitlines()
+    assert (APP_KEY_VAR if source == "env" else "--app-private-key") in line
+
+
+@pytest.mark.parametrize("source", ["env", "flag"])
+@pytest.mark.parametrize("variant", ["quoted", "BOM", "leading newline", "escaped newlines"])
+def test_pem_text_is_recognised_through_quotes_a_bom_blanks_and_escaped_newlines(
+        key: rsa.RSAPrivateKey, variant: str, source: str) -> None:
+    pem = _pem(key)
+    value = pem.strip().replace("\n", "\\n") if variant == "escaped newlines" else VARIANTS[variant](pem)
+    flag = ["--app-private-key", value] if source == "flag" else []
+    env = {APP_ID_VAR: str(APP_ID), **({APP_KEY_VAR: value} if source == "env" else {})}
+    result = cli(*RUN_DRY, *flag, env=env)
+    assert result.returncode == 0, result.stderr
+    assert f"GitHub App {APP_ID}" in result.stdout
+    assert _leaks(result.stderr + result.stdout, pem) == []
+
+
+def test_a_key_without_its_header_line_is_refused_naming_only_the_variable(key: rsa.RSAPrivateKey) -> None:
+    pem = _pem(key)
+    result = cli(*RUN_DRY, env={APP_ID_VAR: str(APP_ID), APP_KEY_VAR: VARIANTS["no header line"](pem)})
+    assert result.returncode == 2
+    assert result.stderr == (f"redline-canary: {APP_KEY_VAR}: the App private key is not a readable PEM file "
+                             "or PEM text\n")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_a_fifo_directory_or_device_as_the_key_is_refused_at_once(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "app.pem"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path = Path("/dev/zero")
+    started = time.monotonic()
+    result = cli(*RUN_DRY, "--app-id", str(APP_ID), "--app-private-key", str(path), timeout=20)
+    assert time.monotonic() - started < 10
+    assert result.returncode == 2
+    assert result.stderr == f"redline-canary: --app-private-key {path}: not a regular file\n"
+
+
+def test_a_jwt_quoted_by_a_401_is_masked_before_the_message_is_cut(key: rsa.RSAPrivateKey) -> None:
+    wall = Wall()
+    with _app_sandbox(key, clock=wall) as sb:
+        signed = _jwt(key, wall.t)  # RS256 is deterministic: the JWT the client is about to sign
+        sb.inject_fault("GET", "/repos/{owner}/{repo}/installation", status=401,
+                        body={"message": f"Bad credentials: Bearer {signed}"})
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, wall=wall,
+                                    transport=sb.transport())
+        with pytest.raises(BadInput) as caught:
+            tokens.token("acme/canary-mini")
+    shown = mask(str(caught.value))
+    assert "Bad credentials: Bearer ***" in shown
+    assert signed.split(".")[0] not in shown and signed.split(".")[1][:16] not in shown
 
 
 @pytest.fixture(autouse=True)

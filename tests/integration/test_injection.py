@@ -17,6 +17,10 @@ the runner would see:
 * Workflow commands (``gate``, ``actions-report`` under Actions): parsed the way the
   runner does (leading blanks trimmed, legacy ``##[`` anywhere, ``stop-commands``
   honoured, stdout *and* stderr), the only commands are the tool's own annotations.
+* GitHub references (the regression issue and its follow-up comments, opened by
+  ``issue`` on the sandbox; the job summary; ``report``): once rendered, no text outside a
+  code span is a mention, a team mention, an issue or commit reference GitHub would link
+  or notify from (``tests/helpers/references.py``), and every payload is still visible.
 """
 
 from __future__ import annotations
@@ -34,11 +38,15 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from redline_canary.report.regression_issue import DEFAULT_LABEL
 from redline_canary.report.text import terminal_safe
+from redline_canary.sandbox import Sandbox
 from tests.helpers.actionrunner import runner_commands
 from tests.helpers.clirun import cli_main
 from tests.helpers.factories import capture, review
 from tests.helpers.records import record
+from tests.helpers.references import live_references
+from tests.helpers.sandboxing import TOKEN
 
 # --------------------------------------------------------------------------- payloads
 
@@ -103,6 +111,28 @@ WORKFLOW_PAYLOADS = [
     "::set-env name=X::y",
     "::add-path::/evil",
     "a,title=forged::message",
+]
+
+# Every form GitHub links or notifies from (docs: "Autolinked references and URLs"), alone,
+# after a backtick (escaped as "\\`", it once kept the mention live), and in company.
+REFERENCE_PAYLOADS = [
+    "@octocat",
+    "`@octocat",
+    "@acme/security-team",
+    "`@acme/security-team",
+    "#12",
+    "`#12",
+    "GH-12",
+    "see gh-7",
+    "acme/widgets#12",
+    "`acme/widgets#12",
+    "acme/widgets@a5c3785",
+    "octocat@a5c3785ed8d6a35868bc169f07e40e889087fd2e",
+    "a5c3785ed8d6a35868bc169f07e40e889087fd2e",
+    "fixed in a5c3785.",
+    "cc (@octocat), [#12] {acme/my_repo#3} *@acme/admins* _GH-4_ ~deadbeef1~",
+    "&#64;octocat &#35;12",
+    "https://github.com/acme/widgets/issues/12",  # a URL: shown as code, as before
 ]
 
 # --------------------------------------------------------------------------- forged data
@@ -233,6 +263,59 @@ def test_a_pipe_or_newline_in_a_field_keeps_the_table_shape(tmp_path: Path) -> N
     latest = page.split("<table>")[1]
     assert latest.count("<tr>") == 2  # header + the one target: no injected row
     assert "<td>injected</td>" not in page
+
+
+# --------------------------------------------------------------------------- GitHub references
+
+METRICS = "acme/metrics"
+RUN_URL = "https://github.com/acme/metrics/actions/runs/100"
+
+
+def assert_no_live_reference(markdown: str, payload: str, links: tuple[str, ...] = ()) -> None:
+    """No reference GitHub would link or notify from; nothing live but ``links`` (ours);
+    the payload still readable."""
+    assert live_references(markdown) == [], markdown
+    doc = rendered(markdown)
+    for tag, attrs in doc.tags:
+        if tag == "a":
+            assert dict(attrs).get("href") in links, f"live <a {attrs}>"
+            continue
+        assert tag in ALLOWED_TAGS, f"live <{tag} {attrs}> in the Markdown"
+        assert all(name == "align" for name, _ in attrs), f"<{tag}> carries {attrs}"
+    assert squash(terminal_safe(payload)).strip() in squash("".join(doc.text)), f"{payload!r} is not shown"
+
+
+@pytest.mark.parametrize("payload", REFERENCE_PAYLOADS)
+def test_the_regression_issue_and_its_follow_up_ping_nobody_and_link_nothing(tmp_path: Path, payload: str) -> None:
+    hist = write_jsonl(tmp_path / "h.jsonl", [*forged(payload, "r1"), *forged(payload, "r2")])
+    env = {"GITHUB_TOKEN": TOKEN, "REDLINE_CANARY_TOKEN": "", "REDLINE_CANARY_TIME_SCALE": "0.01",
+           "GITHUB_ACTIONS": ""}
+    with Sandbox(token=TOKEN) as sb:
+        sb.create_repo(METRICS, files={"README.md": "metrics\n"})
+        for run_id in ("r1", "r2"):  # the first opens the issue, the second comments on it
+            res = cli_main("issue", "--repo", METRICS, "--history", str(hist), "--run-id", run_id,
+                           "--api-url", sb.url, "--run-url", RUN_URL, env=env)
+            assert res.returncode == 0, res.stderr
+        [issue] = [i for i in sb.issues(METRICS) if DEFAULT_LABEL in i.labels]
+    assert len(issue.comments) == 1 and "Still failing" in issue.comments[0]
+    for text in (issue.body or "", issue.comments[0]):
+        assert_no_live_reference(text, payload, links=(RUN_URL,))
+
+
+@pytest.mark.parametrize("payload", REFERENCE_PAYLOADS)
+def test_job_summary_and_report_ping_nobody_and_link_nothing(tmp_path: Path, payload: str) -> None:
+    rows = forged(payload)
+    for r in rows:
+        r["pr"] = None  # the tool's own "PR #1" is no outside text
+    recs = write_jsonl(tmp_path / "records.jsonl", rows)
+    summary, board = tmp_path / "summary.md", tmp_path / "board.md"
+    res = cli_main("actions-report", str(recs), "--exit-code", "1", "--summary", str(summary),
+                   env={"GITHUB_ACTIONS": "", "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""})
+    assert res.returncode == 0, res.stderr
+    res = cli_main("report", str(recs), "--markdown", str(board))
+    assert res.returncode == 0, res.stderr
+    for path in (summary, board):
+        assert_no_live_reference(path.read_text(encoding="utf-8"), payload)
 
 
 # --------------------------------------------------------------------------- HTML

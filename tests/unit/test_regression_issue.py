@@ -23,6 +23,7 @@ from redline_canary.report.regression_issue import (
 )
 from redline_canary.score.record_schema import record_problem
 from tests.helpers.records import as_records
+from tests.helpers.references import live_references
 
 
 def judge(records: list[dict[str, Any]], run_ids: list[str]) -> list[TargetResult]:
@@ -199,8 +200,9 @@ def test_record_text_cannot_forge_a_marker_ping_anyone_or_break_out() -> None:
     assert "%20--%3E%20%3Cimg" in target.marker and "<img" not in body
     assert forged not in body and OpenIssue(1, "u", body).reported_runs() == {"100-1"}
     assert find_issue([OpenIssue(1, "u", body)], TARGET) is None  # the real copilot target is not this issue
-    assert "@octocat" not in body and "@org" not in body and "@someone" not in body
-    assert "#12" not in body and "GH-3" not in body
+    # Every mention and reference is a code span: GitHub neither notifies nor links from one.
+    assert live_references(body) == []
+    assert all(f"`{ref}`" in body for ref in ("@octocat", "@org/security-team", "#12", "GH-3", "@someone"))
     assert "!\\[x\\](" in body and "\\[x\\](javascript" in body  # brackets escaped: no link, no image
     assert len(re.findall(r"(?<!\\)\]\(", body)) == 2  # our two links: the run and the summary
     assert not any(line.startswith("## ") for line in body.splitlines())

@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 
 from redline_canary.clock import FakeClock
+from redline_canary.errors import BadInput, register_secret
 from redline_canary.github.decipher import ApiFailure, clean, decipher, decode_json
 from redline_canary.github.retry import SECONDARY_DEFAULT_WAIT, RetryPolicy, parse_retry_after
+from redline_canary.github.transport import validate_api_url
+from redline_canary.review.extraction import quote
+from redline_canary.run.crash import crash_line
 
 NOW = 1_800_000_000.0
 SECONDARY = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
@@ -123,6 +127,28 @@ def test_a_garbled_success_body_is_a_transient_failure() -> None:
 
 def test_clean_bounds_length() -> None:
     assert len(clean("x" * 1000)) == 200 and clean("a\r\nb") == "a b"
+
+
+def test_clean_masks_a_secret_before_it_cuts_the_text() -> None:
+    # A JWT quoted by a 401: cut first, its header and claims would outlive the mask.
+    signed = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiI0MjQyIiwiaWF0IjoxfQ." + "s" * 340
+    register_secret(signed)
+    assert clean(f"Bad credentials: {signed}") == "Bad credentials: ***"
+    with pytest.raises(ApiFailure) as err:
+        decipher(401, "Unauthorized", {}, f'{{"message": "{"x" * 150} {signed}"}}'.encode(), "GET /x")
+    assert "eyJ" not in err.value.message and err.value.message.endswith("***")
+
+
+def test_every_other_cut_text_is_masked_before_it_is_cut() -> None:
+    secret = "ghs_" + "t" * 400
+    register_secret(secret)
+    notice = quote(f"Review failed: {secret} (retry later)", limit=100)  # a reviewer's notice
+    assert notice.startswith("Review failed: ") and "ghs_t" not in notice and "retry later" in notice
+    line = crash_line(RuntimeError(f"boom\n{secret}"), None)  # one-lined only after the mask
+    assert secret[:20] not in line and "boom ***" in line
+    with pytest.raises(BadInput) as err:
+        validate_api_url(f"ftp://{secret}/x")
+    assert secret[:20] not in str(err.value) and "***" in str(err.value)
 
 
 def test_the_unit_tier_refuses_real_sleeps_and_sockets() -> None:
