@@ -281,6 +281,9 @@ CASES: list[Case] = [
     Case("report-binary", ["report", "{assets}/binary.json"]),
     Case("history-merge-no-fragment", ["history", "merge", "{work}/out.jsonl"]),
     Case("history-merge-missing-fragment", ["history", "merge", "{work}/out.jsonl", "{assets}/nope.jsonl"]),
+    Case("history-merge-into-missing-fragment", ["history", "merge", "--into", "{work}/out.jsonl",
+                                                 "{assets}/nope.jsonl"]),
+    Case("history-merge-into-no-fragment", ["history", "merge", "--into", "{work}/out.jsonl"]),
     # --- profile ---------------------------------------------------------------------
     Case("profile-classify-missing-body", ["profile", "classify", "--reviewer", "copilot", "--channel", "inline",
                                            "--body-file", "{assets}/nope.txt"]),
@@ -429,7 +432,7 @@ def test_history_merge_names_every_corrupt_fragment_line_and_writes_nothing(
 ) -> None:
     # Like `corpus lint`, a merge reports every bad line (one line each), not only the first.
     out = tmp_path / "out.jsonl"
-    code = main(["history", "merge", str(out), str(assets / "corrupt.jsonl")])
+    code = main(["history", "merge", "--into", str(out), str(assets / "corrupt.jsonl")])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert [line.split(": ")[0] for line in err.splitlines()] == [f"{assets / 'corrupt.jsonl'}:1",
