@@ -191,6 +191,24 @@ def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
         raise BadInput(f"{p}: cannot read {what} ({exc.strerror or exc.__class__.__name__})") from None
 
 
+def parse_json(text: str) -> Any:
+    """One JSON document as the history reads a line: a huge integer or NaN is kept, so the
+    type check names its key instead of the parser failing on it."""
+    return json.loads(text, parse_constant=_nonfinite, parse_int=_parse_int)
+
+
+def document_records(doc: Any) -> HistoryRead:
+    """The records of one JSON document: a record (what ``score --json`` prints) or an array
+    of records. A ``corrupt`` entry's number is the item's, from 1."""
+    out = HistoryRead()
+    for number, item in enumerate(doc if isinstance(doc, list) else [doc], start=1):
+        try:
+            out.records.append(Record.from_json(item))
+        except RecordProblem as exc:
+            out.corrupt.append((number, str(exc)))
+    return out
+
+
 def run_records(path: Path | str, run_ids: Sequence[str], warn: Callable[[str], None]) -> list[Record]:
     """The records of the runs ``gate`` and ``issue`` judge. A malformed record of those runs
     is refused (exit 2: judging around it could pass a run that failed), no record at all is

@@ -200,6 +200,8 @@ CASES: list[Case] = [
     Case("score-capture-folder", ["score", "--capture", "{assets}/adir"]),
     Case("score-capture-not-json", ["score", "--capture", "{assets}/afile"]),
     Case("score-capture-binary", ["score", "--capture", "{assets}/binary.json"]),
+    Case("corpus-audit-binary", ["corpus", "audit", "{assets}/binary.json"]),
+    Case("corpus-audit-no-record", ["corpus", "audit", "{assets}/corrupt.jsonl"]),
     # --- score: flags ------------------------------------------------------------------
     *[Case(f"score-{n}", [*SCORE, *extra]) for n, extra in [
         ("window-negative", ["--window", "-1"]), ("window-huge", ["--window", "1000000"]),
