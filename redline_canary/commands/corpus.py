@@ -13,6 +13,7 @@ from typing import Any
 from redline_canary import __version__
 from redline_canary.clock import utc_now_iso
 from redline_canary.commands import _validate as validate
+from redline_canary.commands._groups import add_actions
 from redline_canary.commands._options import load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.corpus import model as corpus_model
 from redline_canary.corpus.severity import SCALE
@@ -32,7 +33,7 @@ from redline_canary.score.scoring import DEFAULT_FLOOR, RecordMeta
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("corpus", help="lint or summarise the seeded corpus")
-    inner = parser.add_subparsers(dest="corpus_command", metavar="ACTION", required=True)
+    inner = add_actions(parser, "corpus_command")
     lint = inner.add_parser("lint", help="check markers, rules, twins and secrets; exit 2 on any problem")
     lint.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
     lint.set_defaults(func=run_lint)

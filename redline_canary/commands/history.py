@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary.commands import _actions_env as actions
+from redline_canary.commands._groups import add_actions
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS, BadInput
 from redline_canary.report.text import inert_line, json_text, md_text
 from redline_canary.report.workflow_commands import workflow_command
@@ -21,7 +22,7 @@ LARGE_HISTORY_BYTES = 40 * 1024 * 1024
 
 def register(sub: Any) -> None:
     p = sub.add_parser("history", help="work with the JSONL history")
-    inner = p.add_subparsers(dest="history_command", metavar="ACTION", required=True)
+    inner = add_actions(p, "history_command")
     m = inner.add_parser(
         "merge", help="append fragment records not already in the history (--into HISTORY FRAGMENT...)",
         usage="%(prog)s [-h] --into HISTORY [--json] FRAGMENT [FRAGMENT ...]",
