@@ -31,8 +31,8 @@ from redline_canary.score.record import Record
 def register(sub: Any) -> None:
     p = sub.add_parser("actions-report",
                        help="GitHub Actions: job summary, annotations and outputs from a records file")
-    p.add_argument("records", metavar="RECORDS", nargs="?", default="",
-                   help="JSONL records the run wrote (missing or empty: nothing was measured)")
+    p.add_argument("records", metavar="RECORDS",
+                   help="JSONL records the run wrote (a missing or empty file, or \"\": nothing was measured)")
     p.add_argument("--exit-code", type=int, default=EXIT_INFRA,
                    help="exit code of the run being reported (default 4: unknown means failure)")
     p.add_argument("--corpus-prefix", default="seeds",

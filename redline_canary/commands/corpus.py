@@ -13,6 +13,7 @@ from typing import Any
 from redline_canary import __version__
 from redline_canary.clock import utc_now_iso
 from redline_canary.commands import _validate as validate
+from redline_canary.commands._groups import add_actions
 from redline_canary.commands._options import load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.corpus import model as corpus_model
 from redline_canary.corpus.severity import SCALE
@@ -22,7 +23,7 @@ from redline_canary.report.worklist import worklist_markdown
 from redline_canary.review.capture import CaptureError, capture_meta, check_capture
 from redline_canary.run.corpus_files import load_corpus, require_known_stack, require_stack
 from redline_canary.run.files import atomic_write_text
-from redline_canary.run.history import open_regular, read_history
+from redline_canary.run.history import document_records, open_regular, parse_json, read_history
 from redline_canary.score import audit
 from redline_canary.score.evaluate import ScoreSettings, evaluate
 from redline_canary.score.matching import DEFAULT_WINDOW
@@ -32,7 +33,7 @@ from redline_canary.score.scoring import DEFAULT_FLOOR, RecordMeta
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("corpus", help="lint or summarise the seeded corpus")
-    inner = parser.add_subparsers(dest="corpus_command", metavar="ACTION", required=True)
+    inner = add_actions(parser, "corpus_command")
     lint = inner.add_parser("lint", help="check markers, rules, twins and secrets; exit 2 on any problem")
     lint.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
     lint.set_defaults(func=run_lint)
@@ -54,7 +55,8 @@ def register(sub: Any) -> None:
     audit = inner.add_parser(
         "audit", help="the adjudication worklist from scored reviews (records or captures)")
     audit.add_argument("inputs", nargs="+", metavar="RECORD_OR_CAPTURE",
-                       help="history JSONL / record JSON files, or capture files saved by run or score")
+                       help="history JSONL files, a record JSON file (what score --json prints) or a JSON array "
+                            "of records, or capture files saved by run or score")
     audit.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
     audit.add_argument("--window", type=int, default=DEFAULT_WINDOW,
                        help="the window the reviews were scored with (default: %(default)s)")
@@ -166,15 +168,24 @@ def _audit_records(path: str, corpus: corpus_model.CorpusData) -> list[Record]:
     if len(raw) > MAX_AUDIT_BYTES:
         raise BadInput(f"{path}: larger than {MAX_AUDIT_BYTES >> 20} MiB")
     try:
-        doc = json.loads(raw.decode("utf-8"))
+        doc = parse_json(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         doc = None  # JSONL: read line by line below
     if isinstance(doc, dict) and "run_id" not in doc:
         return [_score_capture(path, doc, corpus)]
-    history = read_history(path, what="audit input")
-    for line, why in history.corrupt:
-        print(inert_line(f"{path}:{line}: skipped ({why})"), file=sys.stderr)
-    return history.records
+    # One record (what `score --json` prints), an array of records, else JSONL line by line.
+    document = isinstance(doc, (dict, list))
+    read = document_records(doc) if document else read_history(path, what="audit input")
+    if read.corrupt:
+        number, why = read.corrupt[0]
+        where = ("the record" if isinstance(doc, dict) else f"item {number}") if document else f"line {number}"
+        if not read.records:
+            raise BadInput(f"{path}: no record read: not JSONL records, a JSON record or array of records, "
+                           f"nor a capture ({where}: {why})")
+        unit = "item(s)" if document else "line(s)"
+        print(inert_line(f"{path}: skipped {len(read.corrupt)} {unit} that are not records ({where}: {why})"),
+              file=sys.stderr)
+    return read.records
 
 
 def _score_capture(path: str, doc: dict[str, Any], corpus: corpus_model.CorpusData) -> Record:

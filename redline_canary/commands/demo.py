@@ -8,6 +8,7 @@ import importlib.util
 import json
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from redline_canary.commands import _validate as validate
@@ -15,9 +16,10 @@ from redline_canary.errors import EXIT_MEANINGS, EXIT_SILENT, BadInput, InfraFai
 from redline_canary.github.client import CANARY_TOPIC
 from redline_canary.run.corpus_files import load_corpus
 from redline_canary.run.cycle import BRANCH_PREFIX, CycleOptions
-from redline_canary.run.runner import ProgressPrinter, run_targets, summary_table
+from redline_canary.run.runner import ProgressPrinter, run_id_lines, run_targets, summary_table
 from redline_canary.run.targets import Target
 from redline_canary.score.polling import PollConfig
+from redline_canary.score.record import Record
 
 DEMO_TOKEN = "demo-sandbox-credential"  # the sandbox's own; never a GitHub token
 BANDIT_STACKS = ("python", "microservices")
@@ -61,12 +63,29 @@ def run_demo(args: argparse.Namespace) -> int:
             print(json.dumps(r.to_json()))
     else:
         print(summary_table(result.records))
+        print("\n".join(["", *explain(result.records)]))
         print(f"\nhistory: {len(result.records)} record(s) appended to {history}")
         print(f"exit code {result.exit_code}: {EXIT_MEANINGS.get(result.exit_code, 'unexpected')}"
-              + (" (expected here: the go reviewer never answers, and silence is never a score)"
-                 if result.exit_code == EXIT_SILENT else ""))
+              + (f" (expected here: the {SILENT_STACK} reviewer is silent on purpose, and a silent reviewer "
+                 "outranks a failed gate)" if result.exit_code == EXIT_SILENT else ""))
     print(f"teardown: {open_prs} PR(s) and {branches} canary branch(es) left; "
-          f"took {time.monotonic() - started:.1f}s", file=sys.stderr)
+          f"took {time.monotonic() - started:.1f}s in all", file=sys.stderr)
+    for line in run_id_lines(options.run_id, history, issue=False):
+        print(line, file=sys.stderr)
     if open_prs or branches:
         raise InfraFailure("demo: teardown left canary PRs or branches behind")
     return result.exit_code
+
+
+def explain(records: Sequence[Record]) -> list[str]:
+    """Why the table reads as it does: a new user's first question is "is FAIL a bug?"."""
+    lines = ["Why these verdicts:"]
+    failed = sorted({r.stack for r in records if r.stack in BANDIT_STACKS and not r.gate.passed},
+                    key=BANDIT_STACKS.index)
+    if failed:
+        lines += ["  bandit is a static analyser, not a reviewer: it misses or under-rates the BLOCKER seeds",
+                  f"    of {' and '.join(failed)}, so their FAIL is expected: the canary caught a weak reviewer."]
+    if any(r.stack == SILENT_STACK and r.outcome == "silent" for r in records):
+        lines += [f"  {SILENT_STACK}'s reviewer is silent on purpose: a reviewer that never answers gets no score,",
+                  f"    only \"silent\" (and a FAIL), which is exit code {EXIT_SILENT}."]
+    return lines if len(lines) > 1 else []

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary.commands import _actions_env as actions
-from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
+from redline_canary.commands._groups import add_actions
+from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS, BadInput
 from redline_canary.report.text import inert_line, json_text, md_text
 from redline_canary.report.workflow_commands import workflow_command
 from redline_canary.run.history import folder_files, is_history_folder, merge
@@ -21,10 +22,16 @@ LARGE_HISTORY_BYTES = 40 * 1024 * 1024
 
 def register(sub: Any) -> None:
     p = sub.add_parser("history", help="work with the JSONL history")
-    inner = p.add_subparsers(dest="history_command", metavar="ACTION", required=True)
-    m = inner.add_parser("merge", help="append fragment records not already in OUT")
-    m.add_argument("out", metavar="OUT", help="history file (created if absent)")
-    m.add_argument("fragments", metavar="FRAGMENT", nargs="+", help="JSONL fragment files")
+    inner = add_actions(p, "history_command")
+    m = inner.add_parser(
+        "merge", help="append fragment records not already in the history (--into HISTORY FRAGMENT...)",
+        usage="%(prog)s [-h] --into HISTORY [--json] FRAGMENT [FRAGMENT ...]",
+        description="Append to HISTORY every record of the FRAGMENT files it does not hold yet (idempotent). "
+        "HISTORY is the long-lived file or folder, and the only one written; each FRAGMENT (the records file "
+        "a run wrote) is only read. The older form `history merge HISTORY FRAGMENT...` still works, with a "
+        "warning, and refuses arguments that look swapped.")
+    m.add_argument("--into", metavar="HISTORY", help="the history file or folder to append to (created if absent)")
+    m.add_argument("files", metavar="FRAGMENT", nargs="+", help="JSONL records files of runs (only read)")
     m.add_argument("--json", action="store_true", help="machine-readable output")
     m.set_defaults(func=run_merge)
     from redline_canary.commands import history_import
@@ -35,25 +42,35 @@ def register(sub: Any) -> None:
 def run_merge(args: argparse.Namespace) -> int:
     """Exit 0: merged. Exit 2 *with* the summary line (or the JSON) on stdout: merged, but
     some fragment lines were corrupt and left out. Exit 2 with nothing on stdout and one
-    line on stderr: nothing was merged (bad file, disk full) and OUT is unchanged."""
-    result = merge(args.out, args.fragments)
+    line on stderr: nothing was merged (bad file, disk full, history and fragment look
+    swapped) and the history is unchanged."""
+    if args.into is not None:
+        out, fragments = args.into, args.files
+    elif len(args.files) < 2:
+        raise BadInput("history merge: give the history with --into HISTORY, and at least one FRAGMENT")
+    else:
+        out, fragments = args.files[0], args.files[1:]  # the older positional form: HISTORY FRAGMENT...
+    result = merge(out, fragments, refuse_swapped=args.into is None)
+    if args.into is None:
+        print(inert_line(f"warning: merged into {out}, the first file named; write `history merge --into {out} "
+                         "FRAGMENT...` to say which file is the history"), file=sys.stderr)
     for fragment, line, why in result.corrupt:
         print(inert_line(f"{fragment}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
-    in_folder = is_history_folder(Path(args.out))
-    warnings = [size_warning(path, size, in_folder=in_folder) for path, size in large_history_files(args.out)]
+    in_folder = is_history_folder(Path(out))
+    warnings = [size_warning(path, size, in_folder=in_folder) for path, size in large_history_files(out)]
     for warning in warnings:
         print(inert_line(f"warning: {warning}"), file=sys.stderr)
     if warnings and actions.in_github_actions():
         actions.emit([workflow_command("warning", w, title="History file large") for w in warnings])
         actions.append_summary("".join(f"> **Warning:** {md_text(w)}\n\n" for w in warnings))
     if args.json:
-        print(json_text({"out": args.out, "appended": result.appended,
+        print(json_text({"out": out, "appended": result.appended,
                          "already_present": result.already_present,
                          "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt],
                          "warnings": warnings},
                         indent=None))
     else:
-        print(f"{args.out}: appended {result.appended}, already present {result.already_present}, "
+        print(f"{out}: appended {result.appended}, already present {result.already_present}, "
               f"corrupt {len(result.corrupt)}")
     return EXIT_BAD_INPUT if result.corrupt else EXIT_PASS
 

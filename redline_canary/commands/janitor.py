@@ -117,6 +117,13 @@ class Scope:
         when = _parse_time(created)
         return when is not None and self.now - when >= self.age  # unknown age: leave it
 
+    def too_young(self, branch: str, run_id: str, created: Any) -> bool:
+        """Left alone *only* because it is younger than ``--older-than`` (the janitor says so)."""
+        if self.run_id is not None or (self.only is not None and branch not in self.only):
+            return False
+        when = _parse_time(created)
+        return when is not None and self.now - when < self.age
+
 
 def _head_ref_here(pr: Mapping[str, Any], repo: str) -> str | None:
     """The PR's head branch when it lives in ``repo`` (or we cannot tell: then assume it
@@ -200,6 +207,7 @@ def janitor(options: JanitorOptions, *, out: TextIO, transport: httpx.BaseTransp
     auth = options.credentials.auth(options.api_url, transport=transport)
     client = GitHubClient(auth.for_repo(repo), options.api_url, transport=transport)
     removed: dict[str, list[Any]] = {"pulls": [], "branches": []}
+    young: dict[str, list[Any]] = {"pulls": [], "branches": [], "run_ids": []}  # ours, but too young
     try:
         flags = client.repo_flags(repo)
         if CANARY_TOPIC not in flags.topics:
@@ -218,6 +226,10 @@ def janitor(options: JanitorOptions, *, out: TextIO, transport: httpx.BaseTransp
                 continue
             if not scope.wants(ref, run_id, pr.get("created_at")):
                 keep.add(ref)
+                if scope.too_young(ref, run_id, pr.get("created_at")):
+                    young["pulls"].append(pr["number"])
+                    young["branches"].append(ref)
+                    young["run_ids"].append(run_id)
                 continue
             removed["pulls"].append(pr["number"])
             closing.add(ref)
@@ -233,7 +245,12 @@ def janitor(options: JanitorOptions, *, out: TextIO, transport: httpx.BaseTransp
                 if scope.run_id is not None and run_id != scope.run_id:
                     continue
                 head = client.commit_info(repo, sha)
-                if not carries_marker(head.message, run_id) or not scope.wants(branch, run_id, head.date):
+                if not carries_marker(head.message, run_id):
+                    continue
+                if not scope.wants(branch, run_id, head.date):
+                    if scope.too_young(branch, run_id, head.date):
+                        young["branches"].append(branch)
+                        young["run_ids"].append(run_id)
                     continue
             removed["branches"].append(branch)
             if not options.dry_run:
@@ -242,9 +259,35 @@ def janitor(options: JanitorOptions, *, out: TextIO, transport: httpx.BaseTransp
         client.close()
         auth.close()
     verb = "would remove" if options.dry_run else "removed"
+    young["pulls"].sort()
+    young["branches"].sort()
+    young["run_ids"] = sorted(set(young["run_ids"]))
     if options.json:
-        print(json.dumps({"repo": repo, "dry_run": options.dry_run, **removed}), file=out)
+        print(json.dumps({"repo": repo, "dry_run": options.dry_run, **removed, "kept_young": young}), file=out)
     else:
         print(f"{repo}: {verb} {len(removed['pulls'])} PR(s) "
               f"{removed['pulls']} and {len(removed['branches'])} branch(es) {removed['branches']}", file=out)
+        if young["pulls"] or young["branches"]:
+            print(young_note(repo, young, options.older_than), file=out)
     return 0
+
+
+def show_duration(age: dt.timedelta) -> str:
+    """``2h``, ``30m``, ``1.5d``: an age the way ``--older-than`` takes it."""
+    seconds = age.total_seconds()
+    for unit in ("d", "h", "m"):
+        count = seconds / _UNIT_SECONDS[unit]
+        if count >= 1 and abs(count * 10 - round(count * 10)) < 1e-9:
+            return f"{count:g}{unit}"
+    return f"{seconds:g}s"
+
+
+def young_note(repo: str, young: Mapping[str, list[Any]], age: dt.timedelta) -> str:
+    """What the age limit protected, and the two ways to include it. A live run's PRs look
+    exactly like a dead run's, which is why they are not removed by default."""
+    runs = young["run_ids"]
+    shown = ", ".join(runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
+    example = runs[0] if len(runs) == 1 else "RUN_ID"
+    return (f"{repo}: left alone {len(young['pulls'])} canary PR(s) and {len(young['branches'])} canary "
+            f"branch(es) younger than --older-than {show_duration(age)} (run {shown}); a live run's look "
+            f"the same. If that run is dead, include them with --run-id {example}, or a smaller --older-than")

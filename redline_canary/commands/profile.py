@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from redline_canary.commands._groups import add_actions
 from redline_canary.commands._options import load_profile
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.corpus.severity import SCALE
@@ -25,7 +26,7 @@ CHANNELS = ("inline", "review", "issue", REACTION_CHANNEL)
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("profile", help="inspect reviewer profiles (dialects)")
-    inner = parser.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    inner = add_actions(parser, "profile_command")
     c = inner.add_parser("classify", help="how a profile reads one comment body")
     c.add_argument("--reviewer", required=True, help="profile name")
     c.add_argument("--channel", required=True, choices=CHANNELS,

@@ -38,7 +38,7 @@ from redline_canary.review.profiles import Profile
 from redline_canary.run.corpus_files import load_corpus, require_stack
 from redline_canary.run.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
 from redline_canary.run.history import read_history
-from redline_canary.run.runner import default_run_id, run_targets, summary_table
+from redline_canary.run.runner import default_run_id, run_id_lines, run_targets, summary_table
 from redline_canary.run.targets import Target
 from redline_canary.score.polling import PollConfig
 from redline_canary.score.record import KINDS
@@ -227,4 +227,6 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
             print(f"history: {len(result.records)} record(s) appended to {history}", file=out)
         if recorder is not None:
             print(f"recorded: {recorder.count} interaction(s) in {recorder.folder}", file=out)
+    for line in run_id_lines(run_id, history):
+        print(line, file=err)
     return result.exit_code

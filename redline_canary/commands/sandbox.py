@@ -41,6 +41,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from redline_canary.commands import _validate as validate
+from redline_canary.commands._groups import add_actions
 from redline_canary.errors import BadInput
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def register(subparsers: Any) -> None:
         description="A local fake of the GitHub REST subset redline-canary uses, with "
         "simulated reviewers (docs/sandbox.md).",
     )
-    actions = parser.add_subparsers(dest="sandbox_action", metavar="ACTION")
+    actions = add_actions(parser, "sandbox_action")
     serve = actions.add_parser(
         "serve",
         help="serve the sandbox until Ctrl-C",
@@ -137,12 +138,6 @@ def register(subparsers: Any) -> None:
                         help="simulated reviewer on every recorded repository (default bandit)")
     verify.add_argument("--json", action="store_true", help="one JSON object per interaction, then a summary")
     verify.set_defaults(func=_verify)
-    parser.set_defaults(func=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def _check_address(host: str, port: int) -> None:

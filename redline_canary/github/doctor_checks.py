@@ -69,7 +69,7 @@ class DoctorFacts:
     needs_check_runs: bool
     copilot: bool
     label: str
-    token_hint: str  # from the token's shape: classic | fine_grained | app | oauth | unknown
+    token_hint: str  # from the token's shape: classic | fine_grained | app | app_user | oauth | unknown
     user: Answer
     repository: Answer | None = None
     branch: str | None = None
@@ -100,7 +100,7 @@ class Check:
 def token_hint(token: str) -> str:
     """The kind a token's documented prefix announces (never the token itself)."""
     for prefix, kind in (("github_pat_", "fine_grained"), ("ghp_", "classic"), ("ghs_", "app"),
-                         ("gho_", "oauth"), ("ghu_", "oauth")):
+                         ("gho_", "oauth"), ("ghu_", "app_user")):
         if token.startswith(prefix):
             return kind
     return "unknown"
@@ -114,15 +114,24 @@ def _header(facts: DoctorFacts, name: str) -> str | None:
 
 
 def _scopes(facts: DoctorFacts) -> list[str] | None:
+    """A classic token's scopes, or None for any other token. An *empty* ``x-oauth-scopes``
+    is no scope list: GitHub sends it to a GitHub App user token (``ghu_``) too. Only a token
+    whose prefix says classic (``ghp_``) is taken to be a classic token with no scope."""
     raw = _header(facts, "x-oauth-scopes")
-    return None if raw is None else [s.strip() for s in raw.split(",") if s.strip()]
+    if raw is None or (not raw.strip() and facts.token_hint != "classic"):
+        return None
+    return [s.strip() for s in raw.split(",") if s.strip()]
 
 
 def token_kind(facts: DoctorFacts) -> str:
-    """Classic PATs are the ones GitHub answers with ``x-oauth-scopes`` (recorded traffic)."""
+    """Classic PATs are the ones GitHub answers with scopes in ``x-oauth-scopes`` (recorded traffic)."""
     if _scopes(facts) is not None:
         return "classic"
-    return facts.token_hint if facts.token_hint in ("fine_grained", "app", "oauth") else "fine_grained"
+    return facts.token_hint if facts.token_hint in ("fine_grained", "app", "app_user", "oauth") else "fine_grained"
+
+
+def _kind_words(kind: str) -> str:
+    return {"app_user": "GitHub App user"}.get(kind, kind.replace("_", "-"))
 
 
 def checklist(facts: DoctorFacts) -> list[Check]:
@@ -196,7 +205,7 @@ def _permissions(facts: DoctorFacts) -> Check:
         return Check("permissions", "fail", f"{facts.repo} is archived: nothing can be written",
                      "unarchive it (Settings, General, Danger Zone) or pick another canary repository")
     if isinstance(perms, dict) and not perms.get("push", False):
-        return Check("permissions", "fail", f"{kind.replace('_', '-')} token: its user cannot push to {facts.repo}",
+        return Check("permissions", "fail", f"{_kind_words(kind)} token: its user cannot push to {facts.repo}",
                      "give the token's user write access to the repository (Settings, Collaborators)")
     if kind == "classic":
         scopes = _scopes(facts) or []
@@ -210,12 +219,12 @@ def _permissions(facts: DoctorFacts) -> Check:
         return Check("permissions", "ok", f"classic token, scopes: {inert_line(shown)}; push access")
     denied = _denied_reads(facts)
     if denied:
-        return Check("permissions", "fail", f"{kind.replace('_', '-')} token cannot read: {', '.join(denied)}",
+        return Check("permissions", "fail", f"{_kind_words(kind)} token cannot read: {', '.join(denied)}",
                      f"grant the token {NEEDED_PERMISSIONS} on {facts.repo}")
     accepted = _header(facts, "x-accepted-github-permissions")
     seen = f"; reads accept {inert_line(accepted)}" if accepted else ""
     return Check("permissions", "info",
-                 f"{kind.replace('_', '-')} token, push access{seen}; write access cannot be read without "
+                 f"{_kind_words(kind)} token, push access{seen}; write access cannot be read without "
                  f"writing: the token needs {NEEDED_PERMISSIONS}")
 
 

@@ -25,6 +25,7 @@ before a byte is read). Each line is one of
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import fcntl
 import json
@@ -190,6 +191,24 @@ def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
         raise BadInput(f"{p}: cannot read {what} ({exc.strerror or exc.__class__.__name__})") from None
 
 
+def parse_json(text: str) -> Any:
+    """One JSON document as the history reads a line: a huge integer or NaN is kept, so the
+    type check names its key instead of the parser failing on it."""
+    return json.loads(text, parse_constant=_nonfinite, parse_int=_parse_int)
+
+
+def document_records(doc: Any) -> HistoryRead:
+    """The records of one JSON document: a record (what ``score --json`` prints) or an array
+    of records. A ``corrupt`` entry's number is the item's, from 1."""
+    out = HistoryRead()
+    for number, item in enumerate(doc if isinstance(doc, list) else [doc], start=1):
+        try:
+            out.records.append(Record.from_json(item))
+        except RecordProblem as exc:
+            out.corrupt.append((number, str(exc)))
+    return out
+
+
 def run_records(path: Path | str, run_ids: Sequence[str], warn: Callable[[str], None]) -> list[Record]:
     """The records of the runs ``gate`` and ``issue`` judge. A malformed record of those runs
     is refused (exit 2: judging around it could pass a run that failed), no record at all is
@@ -340,12 +359,44 @@ class MergeResult:
     corrupt: list[tuple[str, int, str]]  # (fragment, line, why)
 
 
-def merge(out: Path | str, fragments: Iterable[Path | str]) -> MergeResult:
+def _recorded(record: Record) -> dt.datetime | None:
+    try:
+        when = dt.datetime.fromisoformat(record.recorded_at.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+
+
+def swapped_reason(held: Sequence[Record], fragment: Sequence[Record]) -> str | None:
+    """Why a history holding ``held`` looks like the fragment and ``fragment`` like the
+    history, or None. Never when the history is new or empty, nor when the fragment holds
+    fewer records; otherwise only when the fragment holds every record of the history and
+    more, or when the history is one run newer than every record of a fragment of several
+    runs (what a run's fresh records file is next to the history it was meant for)."""
+    if not held or len(fragment) <= len(held):
+        return None
+    if {identity(r) for r in held} < {identity(r) for r in fragment}:
+        return f"it already holds all {len(held)} record(s) of the history, and more"
+    held_runs, fragment_runs = {r.run_id for r in held}, {r.run_id for r in fragment}
+    if len(held_runs) != 1 or len(fragment_runs) < 2:
+        return None
+    held_times, fragment_times = [_recorded(r) for r in held], [_recorded(r) for r in fragment]
+    if None in held_times or None in fragment_times:
+        return None
+    if min(t for t in held_times if t) > max(t for t in fragment_times if t):
+        return (f"it holds {len(fragment)} record(s) of {len(fragment_runs)} runs, all older than the "
+                f"{len(held)} record(s) of the one run {next(iter(held_runs))}")
+    return None
+
+
+def merge(out: Path | str, fragments: Iterable[Path | str], *, refuse_swapped: bool = False) -> MergeResult:
     """Append every fragment record not already in ``out``; idempotent, also when two
     merges run at once (what is new is decided under the history's lock). Corrupt and
-    malformed fragment lines are reported, never merged."""
+    malformed fragment lines are reported, never merged. ``refuse_swapped``: raise
+    BadInput, writing nothing, when ``out`` and a fragment look swapped (:func:`swapped_reason`)."""
     candidates: list[Record] = []
     corrupt: list[tuple[str, int, str]] = []
+    reads: list[tuple[Path, list[Record]]] = []
     for fragment in fragments:
         frag = Path(fragment)
         if not os.path.lexists(frag):
@@ -353,8 +404,18 @@ def merge(out: Path | str, fragments: Iterable[Path | str]) -> MergeResult:
         read = read_history(frag, what="fragment")
         corrupt += [(str(frag), n, why) for n, why in read.corrupt]
         candidates += read.records
+        reads.append((frag, read.records))
     present = 0
     target = Path(out)
+    if refuse_swapped and not is_history_folder(target):
+        held = read_history(target).records
+        for frag, records in reads:
+            why = swapped_reason(held, records)
+            if why is not None:
+                raise BadInput(
+                    f"{target} and {frag} look swapped: {frag} looks like the history ({why}); nothing was "
+                    f"merged. The history comes first; say which is which with --into: "
+                    f"`history merge --into {frag} {target}`, or `--into {target} {frag}` to merge as given")
 
     def new_among(chosen: list[Record]) -> Callable[[], list[Row]]:
         def pick() -> list[Row]:

@@ -8,6 +8,7 @@ Actions sends SIGKILL 7.5 s after SIGINT; teardown is bounded to fit inside that
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -198,7 +199,7 @@ def summary_table(records: Sequence[Record]) -> str:
         scored = r.outcome == "scored"
         seeded = r.kind == "seeded"
         rows.append([
-            f"{r.repo} {r.stack}" + (f" #{r.attempt}" if r.attempt > 1 else ""),
+            f"{r.repo} {r.stack}" + (f" (attempt {r.attempt})" if r.attempt > 1 else ""),
             r.kind, r.outcome,
             blockers_text(r) if scored and seeded and b.markers else "-",
             fmt_rate(r.caught, r.markers, r.recall_ci95) if scored and seeded else "-",
@@ -211,6 +212,18 @@ def summary_table(records: Sequence[Record]) -> str:
              for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def run_id_lines(run_id: str, history: Path | str | None, *, issue: bool = True) -> list[str]:
+    """The run id, and the commands that take it (``gate`` and ``issue`` ask for ``--run-id``):
+    what ``run`` and ``demo`` print last, on stderr."""
+    lines = [f"run id: {run_id}"]
+    if history:
+        rid, hist = shlex.quote(run_id), shlex.quote(str(history))
+        lines.append(f"  next: redline-canary gate --run-id {rid} {hist}")
+        if issue:
+            lines.append(f"        redline-canary issue --repo OWNER/METRICS-REPO --history {hist} --run-id {rid}")
+    return [inert_line(line) for line in lines]
 
 
 def default_run_id(env: Mapping[str, str] | None = None) -> str:

@@ -341,6 +341,13 @@ class Run:
 UsesHandler = Callable[[Mapping[str, Any], dict[str, str], "Runner"], StepRun]
 
 
+def _checkout_path() -> dict[str, str]:
+    """``PYTHONPATH`` when the tests run with one (a worktree beside an editable install of
+    another checkout): the steps' ``redline-canary`` must be the code under test, not the
+    installed checkout's."""
+    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
+
+
 @dataclass
 class Runner:
     """One job's worth of runner state: workspace, temp dir, env, and the contexts."""
@@ -370,7 +377,7 @@ class Runner:
             "GITHUB_RUN_ID": str(gh["run_id"]), "GITHUB_RUN_ATTEMPT": str(gh["run_attempt"]),
             "GITHUB_REPOSITORY": str(gh["repository"]), "GITHUB_JOB": str(gh["job"]),
             "GITHUB_REF_NAME": str(gh["ref_name"]), "RUNNER_TEMP": str(temp), "RUNNER_OS": "Linux",
-            "GIT_CONFIG_NOSYSTEM": "1", **(env or {}),
+            "GIT_CONFIG_NOSYSTEM": "1", **_checkout_path(), **(env or {}),
         }
         return cls(workspace, temp, base_env, gh, uses)
 

@@ -215,6 +215,44 @@ def test_audit_lists_clean_flags_noise_and_undercalls_grouped_by_place(corpus: P
     assert clean is not None
 
 
+CAPTURE = Path(__file__).resolve().parents[1] / "data" / "captures" / "python-bandit-seeded.json"
+
+
+def test_audit_reads_the_record_score_json_prints_and_a_json_array_of_records(tmp_path: Path) -> None:
+    """``score --json > record.json`` writes one pretty-printed record: ``corpus audit``
+    reads it (and a JSON array of records) instead of skipping each of its lines."""
+    scored = cli_main("score", "--capture", str(CAPTURE), "--run-id", "r1", "--json")
+    assert scored.returncode == 1, scored.stderr  # bandit misses the BLOCKERs
+    one = tmp_path / "record.json"
+    one.write_text(scored.stdout)
+    assert len(scored.stdout.splitlines()) > 100
+    res = cli_main("corpus", "audit", str(one), "--json")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert json.loads(res.stdout)["reviews"] == 1
+    record = json.loads(scored.stdout)
+    array = tmp_path / "records.json"
+    array.write_text(json.dumps([record, {**record, "run_id": "r2"}], indent=2))
+    res = cli_main("corpus", "audit", str(array), str(one))
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert res.stdout.splitlines()[-1].endswith("from 3 scored review(s)")
+
+
+def test_audit_says_in_one_line_per_file_what_it_could_not_read(tmp_path: Path) -> None:
+    scored = cli_main("score", "--capture", str(CAPTURE), "--run-id", "r1", "--json")
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(json.dumps(json.loads(scored.stdout)) + "\n" + "oops\n" * 40)
+    res = cli_main("corpus", "audit", str(mixed))
+    assert res.returncode == 0 and "from 1 scored review(s)" in res.stdout
+    assert res.stderr.splitlines() == [f"{mixed}: skipped 40 line(s) that are not records (line 2: not valid JSON "
+                                       "(Expecting value))"]
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Review notes\n\n" + "- a finding\n" * 500)
+    res = cli_main("corpus", "audit", str(notes), str(mixed))
+    assert res.returncode == 2 and res.stdout == ""
+    assert len(res.stderr.splitlines()) == 1 and res.stderr.startswith(f"redline-canary: {notes}: no record "), \
+        res.stderr
+
+
 # --- rubric and adjudication log -----------------------------------------------------
 def _with_log(corpus: Path, log: str, rubric: str = "# Rubric\n\nVersion: 1.2.0\n") -> tuple[int, str]:
     (corpus / "RUBRIC.md").write_text(rubric)

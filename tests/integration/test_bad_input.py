@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -200,6 +201,8 @@ CASES: list[Case] = [
     Case("score-capture-folder", ["score", "--capture", "{assets}/adir"]),
     Case("score-capture-not-json", ["score", "--capture", "{assets}/afile"]),
     Case("score-capture-binary", ["score", "--capture", "{assets}/binary.json"]),
+    Case("corpus-audit-binary", ["corpus", "audit", "{assets}/binary.json"]),
+    Case("corpus-audit-no-record", ["corpus", "audit", "{assets}/corrupt.jsonl"]),
     # --- score: flags ------------------------------------------------------------------
     *[Case(f"score-{n}", [*SCORE, *extra]) for n, extra in [
         ("window-negative", ["--window", "-1"]), ("window-huge", ["--window", "1000000"]),
@@ -235,6 +238,9 @@ CASES: list[Case] = [
     Case("corpus-lint-a-file", ["corpus", "lint", "--corpus", "{assets}/afile"]),
     Case("corpus-show-unknown-stack", ["corpus", "show", "--corpus", "{mini}", "--stack", "cobol"]),
     Case("corpus-no-action", ["corpus"]),
+    Case("history-no-action", ["history"]),
+    Case("profile-no-action", ["profile"]),
+    Case("actions-report-no-records", ["actions-report"]),
     # --- janitor -----------------------------------------------------------------------
     *[Case(f"janitor-older-than-{n}", [*JAN, f"--older-than={v}"]) for n, v in [
         ("zero", "0s"), ("zero-days", "0d"), ("negative", "-1h"), ("exponent", "1e400h"), ("nan", "nanh"),
@@ -281,6 +287,9 @@ CASES: list[Case] = [
     Case("report-binary", ["report", "{assets}/binary.json"]),
     Case("history-merge-no-fragment", ["history", "merge", "{work}/out.jsonl"]),
     Case("history-merge-missing-fragment", ["history", "merge", "{work}/out.jsonl", "{assets}/nope.jsonl"]),
+    Case("history-merge-into-missing-fragment", ["history", "merge", "--into", "{work}/out.jsonl",
+                                                 "{assets}/nope.jsonl"]),
+    Case("history-merge-into-no-fragment", ["history", "merge", "--into", "{work}/out.jsonl"]),
     # --- profile ---------------------------------------------------------------------
     Case("profile-classify-missing-body", ["profile", "classify", "--reviewer", "copilot", "--channel", "inline",
                                            "--body-file", "{assets}/nope.txt"]),
@@ -429,9 +438,38 @@ def test_history_merge_names_every_corrupt_fragment_line_and_writes_nothing(
 ) -> None:
     # Like `corpus lint`, a merge reports every bad line (one line each), not only the first.
     out = tmp_path / "out.jsonl"
-    code = main(["history", "merge", str(out), str(assets / "corrupt.jsonl")])
+    code = main(["history", "merge", "--into", str(out), str(assets / "corrupt.jsonl")])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert [line.split(": ")[0] for line in err.splitlines()] == [f"{assets / 'corrupt.jsonl'}:1",
                                                                   f"{assets / 'corrupt.jsonl'}:2"]
     assert not out.exists() or out.read_bytes() == b""
+
+
+@pytest.mark.parametrize(("group", "actions"), [
+    ("corpus", ["lint", "show", "export", "audit", "import"]), ("history", ["merge", "import"]),
+    ("profile", ["classify", "list"]), ("sandbox", ["serve", "verify"])])
+def test_a_command_group_given_no_action_lists_its_actions(group: str, actions: list[str]) -> None:
+    """``redline-canary corpus`` alone: the list of its actions (its help) on stdout, one
+    line on stderr saying what to do, exit 2 (as ``redline-canary`` alone does)."""
+    from tests.helpers.clirun import cli_main
+
+    res = cli_main(group)
+    assert res.returncode == 2
+    for action in actions:
+        assert re.search(rf"^\s+{action}\s", res.stdout, re.MULTILINE), (action, res.stdout)
+    assert res.stderr.splitlines() == [
+        f"redline-canary {group}: error: give an ACTION: {', '.join(actions)} "
+        f"(`redline-canary {group} ACTION --help` for its options)"]
+
+
+def test_actions_report_without_its_records_file_is_a_usage_error(tmp_path: Path) -> None:
+    """Bare, it used to print "ERROR (exit 4 ...)" as a job summary and exit 0."""
+    from tests.helpers.clirun import cli_main
+
+    res = cli_main("actions-report", cwd=tmp_path)
+    assert res.returncode == 2 and res.stdout == ""
+    assert is_one_line_error(res.stderr) and "RECORDS" in res.stderr, res.stderr
+    # Given, even empty (the action's way of saying "the run wrote no records"), it reports.
+    res = cli_main("actions-report", "", "--exit-code", "4", cwd=tmp_path)
+    assert res.returncode == 0 and "No records were written" in res.stdout

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -339,6 +340,41 @@ def test_demo_runs_end_to_end_offline(tmp_path: Path) -> None:
     assert {r["outcome"] for r in records} == {"scored", "silent"}
     python = next(r for r in records if r["stack"] == "python" and r["kind"] == "seeded")
     assert python["undercalled"] + python["caught"] >= 1  # bandit really found something
+
+
+def _run_id_from(stderr: str) -> str:
+    ids = [line.removeprefix("run id: ") for line in stderr.splitlines() if line.startswith("run id: ")]
+    assert len(ids) == 1, stderr
+    return ids[0]
+
+
+def test_demo_explains_its_verdicts_and_ends_with_its_run_id(tmp_path: Path) -> None:
+    """The demo says why bandit's rows FAIL and why exit 3 is expected, how long it took in
+    all, and the run id that ``gate`` and ``issue`` ask for, with the command to use it."""
+    hist = tmp_path / "demo.jsonl"
+    res = cli("demo", "--history", str(hist), timeout=120)
+    assert res.returncode == 3, res.stderr
+    assert "bandit is a static analyser" in res.stdout and "so their FAIL is expected" in res.stdout
+    assert "silent on purpose" in res.stdout and "exit code 3" in res.stdout
+    assert re.search(r"took \d+\.\ds in all", res.stderr), res.stderr
+    run_id = _run_id_from(res.stderr)
+    assert res.stderr.splitlines()[-2:] == [
+        f"run id: {run_id}", f"  next: redline-canary gate --run-id {run_id} {hist}"]
+    assert cli_main("gate", str(hist), "--run-id", run_id).returncode == 3
+
+
+def test_run_ends_with_its_run_id_and_names_a_rerun_by_its_attempt(wire_sb: Sandbox, tmp_path: Path) -> None:
+    """No --run-id given (a first run): the id is printed with the gate command that takes
+    it, and the table names a confirmation re-run "(attempt 2)", not "#2" (a PR number?)."""
+    wire_sb.attach_reviewer(REPO, _FlakyReviewer([]))
+    hist = tmp_path / "history.jsonl"
+    res = cli_main("run", "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--api-url", wire_sb.url,
+                   "--history", str(hist), *FAST, "--confirm", "1", env={"GITHUB_TOKEN": TOKEN, "GITHUB_RUN_ID": ""})
+    assert res.returncode == 1, res.stderr
+    assert f"{REPO} mini (attempt 2)" in res.stdout and " #2" not in res.stdout, res.stdout
+    run_id = _run_id_from(res.stderr)
+    assert f"  next: redline-canary gate --run-id {run_id} {hist}" in res.stderr.splitlines()
+    assert cli_main("gate", str(hist), "--run-id", run_id).returncode == 1
 
 
 class _ThumbsUpCodex(ScriptedReviewer):

@@ -117,6 +117,20 @@ def test_a_classic_token_without_the_repo_scope_is_blocking() -> None:
         assert _lines(out)["expiry"].startswith("OK no expiry announced")
 
 
+def test_a_github_app_user_token_with_an_empty_scopes_header_is_not_a_classic_token() -> None:
+    """GitHub answers a GitHub App user token (``ghu_``) with ``x-oauth-scopes`` present but
+    empty: not a classic token's scope list (the sandbox's classic dialect with no scope
+    sends exactly that header). doctor used to fail it: "classic token, scopes: none"."""
+    scenario = {**READY, "token": {"kind": "classic", "scopes": []}}
+    app_user = "ghu_" + "x" * 36
+    for sb in _sandbox(scenario, token=app_user):
+        code, out, _err = _doctor(sb, "--repo", "acme/ready", token=app_user)
+        line = _lines(out)["permissions"]
+        assert code == 0, out
+        assert line.startswith("INFO GitHub App user token, push access"), line
+        assert "classic" not in line
+
+
 def test_an_invalid_token_stops_at_the_first_line() -> None:
     for sb in _sandbox(READY):
         code, out, _err = _doctor(sb, "--repo", "acme/ready", token="not-the-sandbox-token")

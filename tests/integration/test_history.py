@@ -99,3 +99,52 @@ def test_gate_on_unreadable_history_exits_2(tmp_path: Path) -> None:
     bad.write_bytes(b"\xff\xfe\x00garbage")
     res = cli_main("gate", str(bad), "--run-id", "x")
     assert res.returncode == 2 and "h.jsonl" in res.stderr
+
+
+def _at(day: int, *records: dict[str, object]) -> list[dict[str, object]]:
+    return [{**r, "recorded_at": f"2026-11-{day:02d}T10:00:00Z"} for r in records]
+
+
+def _history_of_three_runs(path: Path) -> None:
+    append_records(path, [r for day, run in ((1, "run-1"), (2, "run-2"), (3, "run-3"))
+                          for r in _at(day, record(run, "seeded"), record(run, "clean"))])
+
+
+def test_history_merge_with_history_and_fragment_swapped_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    """``history merge FRAGMENT HISTORY`` (the two swapped) used to append the whole history
+    to the fragment. The positional form now refuses what looks swapped, writes nothing and
+    says how to say which file is which; ``--into`` says it explicitly."""
+    history, frag = tmp_path / "seed-scores.jsonl", tmp_path / "records.jsonl"
+    _history_of_three_runs(history)
+    append_records(frag, _at(4, record("run-4", "seeded"), record("run-4", "clean")))  # today's run
+    before = (history.read_bytes(), frag.read_bytes())
+    res = cli_main("history", "merge", str(frag), str(history))
+    assert res.returncode == 2 and res.stdout == ""
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "look swapped" in res.stderr and f"--into {history}" in res.stderr
+    assert (history.read_bytes(), frag.read_bytes()) == before
+    # Said explicitly, the same merge goes the right way; the positional form still works, with a warning.
+    res = cli_main("history", "merge", "--into", str(history), str(frag))
+    assert res.returncode == 0 and f"{history}: appended 2" in res.stdout and res.stderr == "", res.stderr
+    assert len(read_history(history).records) == 8 and frag.read_bytes() == before[1]
+    append_records(frag, _at(5, record("run-5", "seeded")))
+    res = cli_main("history", "merge", str(history), str(frag))
+    assert res.returncode == 0 and "appended 1" in res.stdout
+    assert "--into" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    help_text = cli_main("history", "merge", "--help").stdout
+    assert "--into HISTORY" in help_text and "FRAGMENT" in help_text
+
+
+def test_history_merge_into_a_new_or_small_history_is_never_refused(tmp_path: Path) -> None:
+    history, frag = tmp_path / "h.jsonl", tmp_path / "f.jsonl"
+    append_records(frag, [record("run-1", "seeded"), record("run-1", "clean")])
+    assert cli_main("history", "merge", str(history), str(frag)).returncode == 0  # new
+    frag2 = tmp_path / "f2.jsonl"
+    append_records(frag2, [record("run-2", "seeded"), record("run-2", "clean"), record("run-2", "seeded", attempt=2)])
+    assert cli_main("history", "merge", str(history), str(frag2)).returncode == 0  # one run, a bigger fragment
+    assert len(read_history(history).records) == 5
+    # --into takes the user's word for it, even where the positional form would ask.
+    small = tmp_path / "small.jsonl"
+    append_records(small, [record("run-9", "seeded")])
+    res = cli_main("history", "merge", "--into", str(small), str(history))
+    assert res.returncode == 0 and "appended 5" in res.stdout

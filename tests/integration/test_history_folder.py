@@ -86,7 +86,7 @@ def test_a_small_history_draws_no_warning(tmp_path: Path) -> None:
     folder.mkdir()
     frag = tmp_path / "frag.jsonl"
     _write(frag, [_rec("r", 2026)])
-    done = cli_main("history", "merge", "--json", str(folder), str(frag), env={"GITHUB_ACTIONS": "true"})
+    done = cli_main("history", "merge", "--json", "--into", str(folder), str(frag), env={"GITHUB_ACTIONS": "true"})
     assert done.returncode == 0
     assert json.loads(done.stdout.splitlines()[-1])["warnings"] == []
     assert "::warning" not in done.stdout and "warning:" not in done.stderr

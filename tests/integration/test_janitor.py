@@ -155,7 +155,10 @@ def test_young_leftovers_and_a_live_runs_prs_are_kept() -> None:
         w = build(sb)
         res = cli_main("janitor", "--repo", REPO, "--api-url", sb.url, "--json", env=ENV)  # default 2h
         assert res.returncode == 0, res.stderr
-        assert json.loads(res.stdout) == {"repo": REPO, "dry_run": False, "pulls": [], "branches": []}
+        report = json.loads(res.stdout)
+        assert {k: report[k] for k in ("repo", "dry_run", "pulls", "branches")} == {
+            "repo": REPO, "dry_run": False, "pulls": [], "branches": []}
+        assert sorted(report["kept_young"]["pulls"]) == sorted(w.canary_pulls)  # and it says so
         assert w.canary_pulls <= {p.number for p in sb.open_pulls(REPO)}
 
 
@@ -197,3 +200,26 @@ def test_a_pr_from_a_fork_is_not_ours_even_with_a_canary_name_and_marker() -> No
         assert sorted(report["pulls"]) == sorted(w.canary_pulls)
         assert_only_canary_things_gone(w)
         assert branch in sb.branches("octocat/product")
+
+
+def test_a_dry_run_after_a_killed_run_says_what_the_age_limit_left_alone() -> None:
+    """A run was killed a minute ago: its PRs and branches are younger than the default
+    --older-than 2h, so nothing is removed, and the janitor says so (how many, whose, how
+    to include them) instead of a bare "would remove 0 PR(s)"."""
+    with Sandbox(token=TOKEN) as sb:
+        w = build(sb)
+        before = (sb.branches(REPO), [p.number for p in sb.open_pulls(REPO)])
+        for extra in (["--dry-run"], []):
+            res = cli_main("janitor", "--repo", REPO, "--api-url", sb.url, *extra, env=ENV)
+            assert res.returncode == 0, res.stderr
+            lines = res.stdout.splitlines()
+            assert lines[0].startswith(f"{REPO}: {'would remove' if extra else 'removed'} 0 PR(s)"), res.stdout
+            assert ("left alone 2 canary PR(s) and 3 canary branch(es) younger than --older-than 2h"
+                    in res.stdout), res.stdout
+            assert "run 20261130-1" in res.stdout and "--run-id 20261130-1" in res.stdout
+            assert "--older-than" in lines[-1]
+        assert (sb.branches(REPO), [p.number for p in sb.open_pulls(REPO)]) == before
+        res = cli_main("janitor", "--repo", REPO, "--api-url", sb.url, "--dry-run", "--json", env=ENV)
+        young = json.loads(res.stdout)["kept_young"]
+        assert sorted(young["pulls"]) == sorted(w.canary_pulls)
+        assert set(young["branches"]) == w.canary_branches and young["run_ids"] == ["20261130-1"]

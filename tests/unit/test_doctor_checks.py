@@ -60,6 +60,18 @@ def test_token_kind_from_headers_first_then_the_prefix() -> None:
     assert token_kind(_facts(token_hint="unknown")) == "fine_grained"
 
 
+def test_an_empty_scopes_header_is_not_a_classic_scope_list() -> None:
+    """A GitHub App user token (``ghu_``) gets ``x-oauth-scopes`` present but empty."""
+    empty = Answer(200, {"x-oauth-scopes": ""}, {"login": "me"})
+    for hint in ("app_user", "unknown", "fine_grained"):
+        facts = _facts(token_hint=hint, user=empty)
+        assert token_kind(facts) != "classic" and _status(facts, "permissions") == "info", hint
+    assert token_hint("ghu_x") == "app_user" and token_kind(_facts(token_hint="app_user", user=empty)) == "app_user"
+    # A classic token (by its prefix) with no scope at all still cannot write.
+    classic = _facts(token_hint="classic", user=Answer(200, {"x-oauth-scopes": " "}, {"login": "me"}))
+    assert token_kind(classic) == "classic" and _status(classic, "permissions") == "fail"
+
+
 def test_a_classic_public_repo_scope_is_enough_only_for_a_public_repository() -> None:
     user = Answer(200, {"x-oauth-scopes": "public_repo"}, {"login": "me"})
     assert _status(_facts(user=user), "permissions") == "ok"
