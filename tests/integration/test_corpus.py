@@ -171,3 +171,15 @@ def _first_error(node: object) -> str:
 def test_corpus_show_json_lists_all_stacks() -> None:
     data = json.loads(cli_main("corpus", "show", "--json").stdout)
     assert sorted(data["stacks"]) == sorted(STACKS)
+
+
+def test_the_readmes_corpus_size_is_the_corpus() -> None:
+    """The README's "(18 stacks, 316 markers)" is a number the code gives, not a memory."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"\((\d+) stacks, (\d+) markers\)", " ".join(text.split()))
+    assert said, "the README no longer states the corpus size"
+    shown = json.loads(cli_main("corpus", "show", "--json", "--corpus", str(SEEDS)).stdout)
+    stacks = shown["stacks"] if "stacks" in shown else shown
+    assert (int(said[1]), int(said[2])) == (len(stacks), sum(s["markers"] for s in stacks.values()))
