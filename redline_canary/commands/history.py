@@ -35,10 +35,14 @@ def register(sub: Any) -> None:
 def run_merge(args: argparse.Namespace) -> int:
     """Exit 0: merged. Exit 2 *with* the summary line (or the JSON) on stdout: merged, but
     some fragment lines were corrupt and left out. Exit 2 with nothing on stdout and one
-    line on stderr: nothing was merged (bad file, disk full) and OUT is unchanged."""
+    line on stderr: nothing was merged (bad file, disk full) and OUT is unchanged. A torn
+    tail a killed writer left in OUT is cut off first, named on stderr and counted in the
+    summary; the merge still exits 0 (every complete line is kept, the history is whole)."""
     result = merge(args.out, args.fragments)
     for fragment, line, why in result.corrupt:
         print(inert_line(f"{fragment}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
+    for torn in result.torn_tails:
+        print(torn.message(), file=sys.stderr)
     in_folder = is_history_folder(Path(args.out))
     warnings = [size_warning(path, size, in_folder=in_folder) for path, size in large_history_files(args.out)]
     for warning in warnings:
@@ -50,11 +54,14 @@ def run_merge(args: argparse.Namespace) -> int:
         print(json_text({"out": args.out, "appended": result.appended,
                          "already_present": result.already_present,
                          "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt],
+                         "torn_tails": [{"file": str(t.file), "line": t.line, "bytes": len(t.removed)}
+                                        for t in result.torn_tails],
                          "warnings": warnings},
                         indent=None))
     else:
+        repaired = f", torn tails removed {len(result.torn_tails)}" if result.torn_tails else ""
         print(f"{args.out}: appended {result.appended}, already present {result.already_present}, "
-              f"corrupt {len(result.corrupt)}")
+              f"corrupt {len(result.corrupt)}{repaired}")
     return EXIT_BAD_INPUT if result.corrupt else EXIT_PASS
 
 

@@ -332,7 +332,7 @@ def _finish(options: ScoreOptions, record: Record, doc: dict[str, Any] | None, *
     if options.save_capture and doc is not None:
         atomic_write_text(options.save_capture, json.dumps(doc, indent=1))
     if options.history:
-        append_records(options.history, [record])
+        append_records(options.history, [record], warn=lambda message: print(message, file=err))
     if options.json:
         print(json_text(record.to_json()), file=out)
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -34,3 +35,13 @@ def atomic_write_text(path: Path | str, text: str) -> None:
         if isinstance(exc, OSError):
             raise BadInput(f"{target}: cannot write ({exc.strerror or exc.__class__.__name__})") from None
         raise
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, for a one-line refusal."""
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a plain file"

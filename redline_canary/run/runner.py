@@ -159,7 +159,7 @@ def run_targets(
                 printer(target.label, str(left))
         if history and records:
             try:
-                append_records(history, records)
+                append_records(history, records, warn=lambda message: printer(target.label, message))
             except CanaryError as exc:
                 codes.append(exc.exit_code)
                 with lock:
