@@ -151,6 +151,10 @@ def run_targets(
         leftovers = cycle is not None and bool(cycle.leftovers)
         if cycle is not None:
             records = cycle.records
+            for unsaved in cycle.unsaved:  # a file asked for and not written: named again in the summary
+                codes.append(unsaved.exit_code)
+                with lock:
+                    result.failures.append((target, unsaved))
             if cycle.leftovers:
                 left = TeardownIncomplete(target.repo, cycle.leftovers.pulls, cycle.leftovers.branches)
                 with lock:
