@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from redline_canary.errors import BadInput
+from redline_canary.run.files import refuse_unsafe_target
 
 # A run id ends up in branch names (``rc/<run-id>-<hex>``), the PR marker
 # ``<!-- rc:run=<run-id> -->``, capture file names and history records: one charset
@@ -148,6 +149,14 @@ def output_file(value: str, where: str) -> Path:
     if path.is_dir():
         raise BadInput(f"{where}: {value} is a folder, expected a file")
     _creatable(path, value, where)
+    return path
+
+
+def safe_output_file(value: str, where: str) -> Path:
+    """A file the command will write whole (``run/files.safe_write_text``): also not a
+    symbolic link, a FIFO or a device, refused here before any work rather than after it."""
+    path = output_file(value, where)
+    refuse_unsafe_target(path, where)
     return path
 
 

@@ -22,7 +22,7 @@ from redline_canary.report.text import inert_line, json_text
 from redline_canary.report.worklist import worklist_markdown
 from redline_canary.review.capture import CaptureError, capture_meta, check_capture
 from redline_canary.run.corpus_files import load_corpus, require_known_stack, require_stack
-from redline_canary.run.files import atomic_write_text
+from redline_canary.run.files import safe_write_text
 from redline_canary.run.history import document_records, open_regular, parse_json, read_history
 from redline_canary.score import audit
 from redline_canary.score.evaluate import ScoreSettings, evaluate
@@ -120,7 +120,7 @@ def run_export(args: argparse.Namespace) -> int:
     require_stack(corpus, args.stack)
     files, markers = corpus_model.publish(corpus, args.stack, args.kind, args.mode, args.prefix)
     out = Path(args.out)
-    key_path = Path(args.key) if args.key else None
+    key_path = validate.safe_output_file(args.key, "--key") if args.key else None  # before the export is written
     if key_path is not None and _inside(key_path, out):
         raise BadInput(f"--key {key_path}: the key must not be written inside --out {out} "
                        "(the reviewer would read it)")
@@ -128,7 +128,7 @@ def run_export(args: argparse.Namespace) -> int:
     fp = corpus_model.fingerprint(corpus, args.stack)
     if key_path is not None:
         key = corpus_model.export_key(args.stack, args.kind, args.mode, fp, markers)
-        atomic_write_text(key_path, json.dumps(key, indent=2) + "\n")
+        safe_write_text(key_path, json.dumps(key, indent=2) + "\n")
     print(f"exported {len(files)} file(s) of {args.stack}/{args.kind} ({args.mode}, fingerprint {fp}) to {out}"
           + (f"; key in {key_path}" if key_path else ""))
     return EXIT_PASS
@@ -214,7 +214,7 @@ def run_audit(args: argparse.Namespace) -> int:
     floor = parse_floor(args.floor)
     validate.integer(args.window, "--window", low=0, high=validate.MAX_WINDOW)
     if args.markdown:
-        validate.output_file(args.markdown, "--markdown")
+        validate.safe_output_file(args.markdown, "--markdown")
     corpus = load_corpus(args.corpus)
     records = [r for path in args.inputs for r in _audit_records(path, corpus)]
     published: dict[tuple[str, str], audit.Published] = {}
@@ -229,7 +229,7 @@ def run_audit(args: argparse.Namespace) -> int:
     for warning in work.warnings:
         print(inert_line(f"warning: {warning}"), file=sys.stderr)
     if args.markdown:
-        atomic_write_text(args.markdown, worklist_markdown(work) + "\n")
+        safe_write_text(args.markdown, worklist_markdown(work) + "\n")
     if args.json:
         print(json_text({"reviews": work.reviews, "entries": [e.as_json() for e in work.entries]}))
         return EXIT_PASS

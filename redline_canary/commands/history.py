@@ -43,7 +43,9 @@ def run_merge(args: argparse.Namespace) -> int:
     """Exit 0: merged. Exit 2 *with* the summary line (or the JSON) on stdout: merged, but
     some fragment lines were corrupt and left out. Exit 2 with nothing on stdout and one
     line on stderr: nothing was merged (bad file, disk full, history and fragment look
-    swapped) and the history is unchanged."""
+    swapped) and the history is unchanged. A torn tail a killed writer left in the history
+    is cut off first, named on stderr and counted in the summary; the merge still exits 0
+    (every complete line is kept, the history is whole)."""
     if args.into is not None:
         out, fragments = args.into, args.files
     elif len(args.files) < 2:
@@ -56,6 +58,8 @@ def run_merge(args: argparse.Namespace) -> int:
                          "FRAGMENT...` to say which file is the history"), file=sys.stderr)
     for fragment, line, why in result.corrupt:
         print(inert_line(f"{fragment}:{line}: corrupt record skipped ({why})"), file=sys.stderr)
+    for torn in result.torn_tails:
+        print(torn.message(), file=sys.stderr)
     in_folder = is_history_folder(Path(out))
     warnings = [size_warning(path, size, in_folder=in_folder) for path, size in large_history_files(out)]
     for warning in warnings:
@@ -67,11 +71,14 @@ def run_merge(args: argparse.Namespace) -> int:
         print(json_text({"out": out, "appended": result.appended,
                          "already_present": result.already_present,
                          "corrupt": [{"fragment": f, "line": n, "why": w} for f, n, w in result.corrupt],
+                         "torn_tails": [{"file": str(t.file), "line": t.line, "bytes": len(t.removed)}
+                                        for t in result.torn_tails],
                          "warnings": warnings},
                         indent=None))
     else:
+        repaired = f", torn tails removed {len(result.torn_tails)}" if result.torn_tails else ""
         print(f"{out}: appended {result.appended}, already present {result.already_present}, "
-              f"corrupt {len(result.corrupt)}")
+              f"corrupt {len(result.corrupt)}{repaired}")
     return EXIT_BAD_INPUT if result.corrupt else EXIT_PASS
 
 

@@ -23,6 +23,7 @@ from redline_canary.report.legacy import LegacyRun, legacy_rows
 from redline_canary.report.markdown import render_markdown
 from redline_canary.report.model import to_json
 from redline_canary.report.text import inert_line, json_text
+from redline_canary.run.files import refuse_unsafe_target, safe_write_text
 from redline_canary.run.history import read_history
 from redline_canary.run.legacy_history import read_legacy
 
@@ -89,6 +90,8 @@ def run_report(args: argparse.Namespace) -> int:
 def report(options: ReportOptions, *, out: TextIO, err: TextIO) -> int:
     """Read the history, build the report once, write each form asked for."""
     since, path = options.since, options.history
+    if options.markdown:
+        refuse_unsafe_target(options.markdown, "--markdown")  # before the work, not after
     if not os.path.lexists(path) and not options.legacy:
         raise BadInput(f"{path}: history file not found")
     read = read_history(path)  # refuses a FIFO, /dev/zero or a folder (exit 2)
@@ -110,10 +113,7 @@ def report(options: ReportOptions, *, out: TextIO, err: TextIO) -> int:
         files = render_html(board, options.html)
         print(f"{options.html}: wrote {len(files)} files (open {Path(options.html) / 'index.html'})", file=err)
     if options.markdown:
-        try:
-            Path(options.markdown).write_text(render_markdown(board), encoding="utf-8")
-        except OSError as exc:
-            raise BadInput(f"{options.markdown}: cannot write the Markdown report ({exc.strerror})") from None
+        safe_write_text(options.markdown, render_markdown(board), mode=0o666)
     if options.json:
         print(json_text(to_json(board)), file=out)
     elif not options.html and not options.markdown:

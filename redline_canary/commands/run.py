@@ -29,7 +29,7 @@ from redline_canary.commands._targets import (
     with_gate,
 )
 from redline_canary.corpus.model import CorpusData
-from redline_canary.errors import BadInput, mask
+from redline_canary.errors import BadInput, combine_exit_codes, mask
 from redline_canary.github.app_auth import AppCredentials, add_app_options, app_credentials, resolve_auth
 from redline_canary.github.recorder import Recorder
 from redline_canary.github.transport import validate_api_url
@@ -37,6 +37,7 @@ from redline_canary.report.text import inert_line, json_text
 from redline_canary.review.profiles import Profile
 from redline_canary.run.corpus_files import load_corpus, require_stack
 from redline_canary.run.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
+from redline_canary.run.files import safe_write_text
 from redline_canary.run.history import read_history
 from redline_canary.run.runner import default_run_id, run_id_lines, run_targets, summary_table
 from redline_canary.run.targets import Target
@@ -208,8 +209,8 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
         return 0
     auth = resolve_auth(options.app, options.env, options.api_url, transport=transport)
     history = options.history
-    recorder = Recorder(options.record, run_id=run_id, secrets=(auth.token,) if auth.token else ()) \
-        if options.record else None
+    recorder = Recorder(options.record, run_id=run_id, write=_new_file,
+                        secrets=(auth.token,) if auth.token else ()) if options.record else None
     try:
         result = run_targets(targets, options.corpus, options.cycle, auth=auth, api_url=options.api_url,
                              parallel=options.parallel, history=history, budget_share=options.budget_share,
@@ -226,7 +227,15 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
         if history:
             print(f"history: {len(result.records)} record(s) appended to {history}", file=out)
         if recorder is not None:
-            print(f"recorded: {recorder.count} interaction(s) in {recorder.folder}", file=out)
+            print(f"recorded: {recorder.written} interaction(s) in {recorder.folder}", file=out)
     for line in run_id_lines(run_id, history):
         print(line, file=err)
+    if recorder is not None and recorder.failure is not None:  # a recording asked for and cut short
+        print(f"redline-canary: {inert_line(mask(str(recorder.failure)))}", file=err)
+        return combine_exit_codes((result.exit_code, recorder.failure.exit_code))
     return result.exit_code
+
+
+def _new_file(path: Path, text: str) -> None:
+    """One recording file: written whole, never through or over anything at its name."""
+    safe_write_text(path, text, new_only=True, mode=0o666)

@@ -41,7 +41,7 @@ from redline_canary.review.capture import CaptureError, capture_meta, check_capt
 from redline_canary.review.findings import Finding
 from redline_canary.review.findings_file import FindingsError, parse_findings
 from redline_canary.run.corpus_files import load_corpus, require_stack
-from redline_canary.run.files import atomic_write_text
+from redline_canary.run.files import safe_write_text
 from redline_canary.run.history import append_records, open_regular, read_history
 from redline_canary.score.baseline import comparable_runs, compare
 from redline_canary.score.defaults import default
@@ -191,7 +191,7 @@ def check_score_options(args: argparse.Namespace) -> None:
     if args.history:
         validate.history_path(args.history, "--history")
     if args.save_capture:
-        validate.output_file(args.save_capture, "--save-capture")
+        validate.safe_output_file(args.save_capture, "--save-capture")
         if args.capture and Path(args.save_capture).resolve() == Path(args.capture).resolve():
             raise BadInput("--save-capture: is the --capture file itself")
 
@@ -330,9 +330,9 @@ def _finish(options: ScoreOptions, record: Record, doc: dict[str, Any] | None, *
             })
             diff_text = render_baseline(diff.newly_missed, diff.newly_caught, diff.baseline)
     if options.save_capture and doc is not None:
-        atomic_write_text(options.save_capture, json.dumps(doc, indent=1))
+        safe_write_text(options.save_capture, json.dumps(doc, indent=1))
     if options.history:
-        append_records(options.history, [record])
+        append_records(options.history, [record], warn=lambda message: print(message, file=err))
     if options.json:
         print(json_text(record.to_json()), file=out)
     else:

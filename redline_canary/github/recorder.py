@@ -2,23 +2,28 @@
 
 The client calls :meth:`Recorder.response` from an httpx response hook, so every answer is
 written, redirects and retries included, whatever carries the request (the network, a
-proxy, the sandbox in-process). Files are written whole (a temporary name, then a rename):
-a run killed mid-write leaves no half file for ``sandbox verify`` to choke on. The token is
-scrubbed before anything is serialised, and the serialised bytes are checked once more.
+proxy, the sandbox in-process). Files are written by the ``write`` the recorder is given
+(``run/files.safe_write_text`` with ``new_only``: this layer sits below ``run/``): whole, so
+a run killed mid-write leaves no half file for ``sandbox verify`` to choke on, and never
+through or over anything already at a file's name (a link or a FIFO planted in the folder
+during the run). The first file that cannot be written stops the recording; the run goes
+on (teardown must not depend on a recording) and ``run`` reports :attr:`Recorder.failure`
+(exit 2). The token is scrubbed before anything is serialised, and the serialised bytes
+are checked once more.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from redline_canary import __version__
-from redline_canary.errors import BadInput
+from redline_canary.errors import BadInput, CanaryError
 from redline_canary.github.recordings import SCRUBBED, file_name, interaction, scrub_text
 
 MAX_INTERACTIONS = 100_000  # a week-long runaway run stops recording, not the disk
@@ -27,7 +32,10 @@ MAX_INTERACTIONS = 100_000  # a week-long runaway run stops recording, not the d
 class Recorder:
     """Writes interaction files into ``folder`` (which must be new or hold no recording)."""
 
-    def __init__(self, folder: str | Path, *, run_id: str, secrets: tuple[str, ...] = ()) -> None:
+    def __init__(self, folder: str | Path, *, run_id: str, write: Callable[[Path, str], None],
+                 secrets: tuple[str, ...] = ()) -> None:
+        """``write(path, text)`` writes one new file whole, refusing (a CanaryError) a name
+        that is already taken."""
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise BadInput(f"--record: {folder} is not a folder")
@@ -39,7 +47,10 @@ class Recorder:
             raise BadInput(f"--record: cannot create {folder}: {exc.strerror or exc}") from None
         self.run_id = run_id
         self.secrets = tuple(s for s in secrets if s)
-        self.count = 0
+        self.count = 0  # interactions numbered so far
+        self.written = 0  # files written: ``count`` unless a write failed
+        self.failure: CanaryError | None = None  # the write that stopped the recording
+        self._write_file = write
         self._lock = threading.Lock()
 
     def add_secret(self, secret: str) -> None:
@@ -52,7 +63,7 @@ class Recorder:
         host = req.url.host + (f":{req.url.port}" if req.url.port else "")
         with self._lock:
             index = self.count
-            if index >= MAX_INTERACTIONS:
+            if index >= MAX_INTERACTIONS or self.failure is not None:
                 return
             self.count += 1
         source = {"repo": "redline-canary", "commit": __version__, "path": f"run {self.run_id}",
@@ -67,7 +78,12 @@ class Recorder:
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         text = scrub_text(text, self.secrets)  # belt and braces: no secret survives serialisation
         assert all(s not in text for s in self.secrets if len(s) >= 4), SCRUBBED
-        final = self.folder / name
-        tmp = final.with_suffix(".part")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, final)
+        try:
+            self._write_file(self.folder / name, text)
+        except CanaryError as exc:
+            with self._lock:
+                if self.failure is None:
+                    self.failure = BadInput(f"--record: recording stopped: {exc}")
+            return
+        with self._lock:
+            self.written += 1

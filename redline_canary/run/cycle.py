@@ -26,6 +26,7 @@ from redline_canary.review.capture import comments_from_capture
 from redline_canary.review.comments import comment_from_reaction
 from redline_canary.review.profiles import get_profile
 from redline_canary.review.profiles.base import Profile
+from redline_canary.run.files import safe_write_text
 from redline_canary.run.targets import Target
 from redline_canary.score.evaluate import ScoreSettings, evaluate
 from redline_canary.score.matching import DEFAULT_WINDOW
@@ -117,6 +118,7 @@ class TargetCycle:
         self.prs: list[OpenPR] = []
         self.records: list[Record] = []
         self.leftovers = Leftovers()
+        self.unsaved: list[CanaryError] = []  # captures that could not be written: the run exits 2
         self.fingerprint = fingerprint(corpus, target.stack)
         self.started = clock.now()
         # This target's gate rules: its own keys over the run's flags (the floor included).
@@ -378,15 +380,18 @@ class TargetCycle:
                    for r in items)
 
     def _save_capture(self, pr: OpenPR, capture: dict[str, Any]) -> None:
-        """A capture that cannot be saved (full disk) costs the capture, never the record."""
+        """A capture that cannot be saved (a full disk; a link, a FIFO or any file already at
+        its name, which is refused, never written through) costs the capture, never the
+        record: it is named now and counted in the run's exit code (2)."""
         assert self.options.save_captures is not None
         t = self.target
         name = f"{self.options.run_id}-{t.repo.replace('/', '_')}-{t.stack}-{pr.kind}-{pr.attempt}.json"
         try:
-            self.options.save_captures.mkdir(parents=True, exist_ok=True)
-            (self.options.save_captures / name).write_text(json.dumps(capture, indent=1))
-        except OSError as exc:
-            self.progress(self._label(pr), f"could not save the capture {name}: {exc.strerror}")
+            safe_write_text(self.options.save_captures / name, json.dumps(capture, indent=1), new_only=True,
+                            mode=0o666)
+        except BadInput as exc:
+            self.unsaved.append(BadInput(f"capture not saved: {exc}"))
+            self.progress(self._label(pr), f"capture not saved: {exc}")
 
     def _capture(self, pr: OpenPR, *, comments: bool = True) -> dict[str, Any]:
         t = self.target

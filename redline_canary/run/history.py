@@ -7,6 +7,15 @@ any way (disk full, file size limit, a short write, an interruption) the file is
 to the size it had before the batch, so it holds either the whole batch or none of it —
 never half a line.
 
+A writer that is SIGKILLed (or loses power) mid-``write`` cannot cut anything back: it
+leaves the complete lines it got out and one unfinished last line. The next append, under
+the lock, finds that **torn tail** — a last line with no newline that is not valid JSON —
+and cuts it off before writing (:class:`TornTail`, named on stderr and counted in the
+merge summary). That is the one change ever made to bytes already in a history; a last
+line that is complete JSON but only lacks its newline is kept and gets one. The complete
+lines a killed batch left stay (``history merge`` is idempotent: merging the same fragment
+again adds the rest).
+
 Reading: only regular files are read (``/dev/zero``, a FIFO or a directory are refused
 before a byte is read). Each line is one of
 
@@ -31,6 +40,7 @@ import fcntl
 import json
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +48,7 @@ from typing import Any, BinaryIO
 
 from redline_canary.errors import BadInput
 from redline_canary.report.text import inert_line, terminal_safe
+from redline_canary.run.files import file_kind
 from redline_canary.score.record import Record
 from redline_canary.score.record_schema import MAX_INT, HugeInt, RecordProblem, record_problem
 
@@ -107,20 +118,12 @@ def open_regular(path: Path | str, what: str = "file") -> BinaryIO:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise BadInput(f"{p}: {what} is not a regular file ({_file_kind(mode)})")
+            raise BadInput(f"{p}: {what} is not a regular file ({file_kind(mode)})")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
-
-
-def _file_kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a plain file"
 
 
 HISTORY_SUFFIX = ".jsonl"
@@ -262,8 +265,29 @@ def _rows(records: Sequence[Record]) -> list[Row]:
     return rows
 
 
-def append_records(path: Path | str, records: Iterable[Record]) -> int:
-    """Append records under an exclusive lock, all or nothing; returns how many were written."""
+@dataclass(frozen=True)
+class TornTail:
+    """The unfinished last line a writer killed mid-append left, cut off by the next append."""
+
+    file: Path
+    line: int  # its line number
+    removed: bytes  # the bytes cut off: no newline, not valid JSON
+
+    def message(self) -> str:
+        shown = self.removed[:40].decode("utf-8", "replace") + ("…" if len(self.removed) > 40 else "")
+        return inert_line(f"{self.file}:{self.line}: torn last line removed ({len(self.removed)} bytes with no "
+                          f"newline, not valid JSON: a writer killed mid-append left them; every complete line "
+                          f"is kept): {shown!r}")
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def append_records(path: Path | str, records: Iterable[Record], *,
+                   warn: Callable[[str], None] = _stderr) -> int:
+    """Append records under an exclusive lock, all or nothing; returns how many were written.
+    A torn tail cut off first is named through ``warn`` (stderr unless told)."""
     chosen = list(records)
     rows = _rows(chosen)
     if not rows:
@@ -276,22 +300,30 @@ def append_records(path: Path | str, records: Iterable[Record]) -> int:
         # Each year's file is its own all-or-nothing batch (a run's records share a year).
         written = 0
         for file, batch in sorted(by_file.items()):
-            written += _append_locked(file, _constant(batch))
+            count, torn = _append_locked(file, _constant(batch))
+            if torn is not None:
+                warn(torn.message())
+            written += count
         return written
-    return _append_locked(p, lambda: rows)
+    count, torn = _append_locked(p, lambda: rows)
+    if torn is not None:
+        warn(torn.message())
+    return count
 
 
 def _constant(rows: list[Row]) -> Callable[[], list[Row]]:
     return lambda: rows
 
 
-def _append_locked(p: Path, choose: Callable[[], list[Row]]) -> int:
+def _append_locked(p: Path, choose: Callable[[], list[Row]]) -> tuple[int, TornTail | None]:
     """Append what ``choose`` returns, calling it while the lock is held, so a writer that
     decides *what* to append from the file's contents (``merge``) cannot race another.
+    Returns how many rows were written and the torn tail cut off first, if there was one
+    (it is cut off even when there is nothing to append).
 
     The batch is one ``os.write`` of all its bytes, then ``fsync``. Any failure — an
-    error, a short write, an interruption — truncates the file back to its size before
-    the batch (under the same lock), so it is left exactly as it was."""
+    error, a short write, an interruption — puts the file back as it was before the batch
+    (under the same lock), torn tail included."""
     if p.parent != Path():
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -304,43 +336,84 @@ def _append_locked(p: Path, choose: Callable[[], list[Row]]) -> int:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise BadInput(f"{p}: history is not a regular file ({_file_kind(mode)})")
+            raise BadInput(f"{p}: history is not a regular file ({file_kind(mode)})")
         os.set_blocking(fd, True)
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
+            torn = _torn_tail(p, fd)
             rows = choose()
-            if rows:
-                _write_batch(p, fd, _encode(rows))
+            if rows or torn is not None:
+                _write_batch(p, fd, _encode(rows), torn)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
     except OSError as exc:
         raise BadInput(f"{p}: cannot append to history ({exc.strerror})") from None
     finally:
         os.close(fd)
-    return len(rows)
+    return len(rows), torn
 
 
-def _write_batch(p: Path, fd: int, data: bytes) -> None:
+_TAIL_CHUNK = 1 << 16
+
+
+def _torn_tail(p: Path, fd: int) -> TornTail | None:
+    """The file's last line if a killed writer left it unfinished: no newline, not valid JSON."""
     size = os.fstat(fd).st_size
-    if size and os.pread(fd, 1, size - 1) != b"\n":
-        # A file whose last line lacks its newline (a crash mid-write by an older
-        # version, or a hand edit) gets one first, so the damage stays on that line.
+    if not size or os.pread(fd, 1, size - 1) == b"\n":
+        return None
+    start, pos = 0, size
+    while pos > 0:  # back to the newline before the last line (or the start of the file)
+        step = min(_TAIL_CHUNK, pos)
+        pos -= step
+        cut = os.pread(fd, step, pos).rfind(b"\n")
+        if cut >= 0:
+            start = pos + cut + 1
+            break
+    tail = os.pread(fd, size - start, start)
+    try:
+        json.loads(tail.decode("utf-8"), parse_constant=_nonfinite, parse_int=_parse_int)
+        return None  # complete: only its newline is missing (a hand edit); it is kept
+    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        pass
+    lines = 1
+    for pos in range(0, start, _TAIL_CHUNK):
+        lines += os.pread(fd, min(_TAIL_CHUNK, start - pos), pos).count(b"\n")
+    return TornTail(p, lines, tail)
+
+
+def _write_batch(p: Path, fd: int, data: bytes, torn: TornTail | None) -> None:
+    size = os.fstat(fd).st_size
+    keep = size - len(torn.removed) if torn is not None else size
+    if keep and os.pread(fd, 1, keep - 1) != b"\n":
+        # A complete last line without its newline (a hand edit) gets one first, so the
+        # batch starts on a line of its own.
         data = b"\n" + data
     try:
-        written = os.write(fd, data)
-        if written != len(data):
-            raise OSError(errno.ENOSPC, f"short write: {written} of {len(data)} bytes (disk full or file too large?)")
+        if torn is not None:
+            os.ftruncate(fd, keep)
+        if data:
+            written = os.write(fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, f"short write: {written} of {len(data)} bytes "
+                                            "(disk full or file too large?)")
         os.fsync(fd)
     except BaseException as exc:
         try:
-            os.ftruncate(fd, size)
-            os.fsync(fd)
+            _restore(fd, keep, torn)
         except OSError as undo:
             raise BadInput(f"{p}: cannot append to history ({_why(exc)}), and cutting it back to "
                            f"{size} bytes failed too ({undo.strerror}): the last line may be partial") from None
         if not isinstance(exc, OSError):
             raise  # KeyboardInterrupt and the like: rolled back, now let it through
         raise BadInput(f"{p}: cannot append to history ({_why(exc)}); the file is unchanged") from None
+
+
+def _restore(fd: int, keep: int, torn: TornTail | None) -> None:
+    """The file as it was before a failed batch: cut back, and a torn tail put back."""
+    os.ftruncate(fd, keep)
+    if torn is not None and os.write(fd, torn.removed) != len(torn.removed):
+        raise OSError(errno.ENOSPC, "short write")
+    os.fsync(fd)
 
 
 def _why(exc: BaseException) -> str:
@@ -357,6 +430,7 @@ class MergeResult:
     appended: int
     already_present: int
     corrupt: list[tuple[str, int, str]]  # (fragment, line, why)
+    torn_tails: list[TornTail] = field(default_factory=list)  # cut off before appending
 
 
 def _recorded(record: Record) -> dt.datetime | None:
@@ -435,11 +509,18 @@ def merge(out: Path | str, fragments: Iterable[Path | str], *, refuse_swapped: b
     if not candidates:
         return MergeResult(0, present, corrupt)
     if not is_history_folder(target):
-        return MergeResult(_append_locked(target, new_among(candidates)), present, corrupt)
-    # A folder: each year's file is written under its own lock, and what is new is decided
-    # against the whole folder under it (a record always lands in its own year's file, so
-    # two merges of the same record meet on the same lock).
-    appended = 0
-    for file in sorted({year_file(target, r) for r in candidates}):
-        appended += _append_locked(file, new_among([r for r in candidates if year_file(target, r) == file]))
-    return MergeResult(appended, present, corrupt)
+        batches = [(target, candidates)]
+    else:
+        # A folder: each year's file is written under its own lock, and what is new is decided
+        # against the whole folder under it (a record always lands in its own year's file, so
+        # two merges of the same record meet on the same lock).
+        batches = [(file, [r for r in candidates if year_file(target, r) == file])
+                   for file in sorted({year_file(target, r) for r in candidates})]
+    result = MergeResult(0, 0, corrupt)
+    for file, chosen in batches:
+        count, torn = _append_locked(file, new_among(chosen))
+        result.appended += count
+        if torn is not None:
+            result.torn_tails.append(torn)
+    result.already_present = present
+    return result

@@ -3,7 +3,7 @@
 Kept apart from ``history.py`` on purpose: the legacy series is its own file with its own
 schema tag, so no gate, baseline or history reader can take a Redline line for a record.
 Importing is idempotent (a line already imported, by repo, PR and time, is not added
-again) and all or nothing: the file is rewritten whole through :func:`files.atomic_write_text`
+again) and all or nothing: the file is rewritten whole through :func:`files.safe_write_text`
 with its old bytes first, so a failure leaves it as it was. Corrupt source lines are named
 with their line number and left out, never guessed at.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from redline_canary.errors import BadInput
 from redline_canary.report.legacy import LegacyRun, from_stored, parse_redline, to_stored
-from redline_canary.run.files import atomic_write_text
+from redline_canary.run.files import refuse_unsafe_target, safe_write_text
 from redline_canary.run.history import is_history_folder, open_regular
 
 MAX_BYTES = 64 << 20  # Redline writes ~2 KB a line: this is tens of thousands of runs
@@ -84,6 +84,7 @@ def import_redline(src: Path | str, out: Path | str, imported_at: str) -> Import
     if is_history_folder(target):
         raise BadInput(f"--out {target}: is a folder; the legacy series is one file of its own (history readers "
                        "would take its lines for corrupt records), e.g. history/redline-legacy.jsonl")
+    refuse_unsafe_target(target, "--out")  # before reading it: a link is neither followed nor replaced
     source = read_redline_scores(src)
     if source.corrupt and not source.runs:
         line, why = source.corrupt[0]
@@ -114,5 +115,5 @@ def import_redline(src: Path | str, out: Path | str, imported_at: str) -> Import
             raise BadInput(f"{target}: not UTF-8 text; nothing was written") from None
         if head and not head.endswith("\n"):
             head += "\n"
-        atomic_write_text(target, head + "\n".join(new) + "\n")
+        safe_write_text(target, head + "\n".join(new) + "\n")
     return ImportSummary(len(new), already, source.corrupt)

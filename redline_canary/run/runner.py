@@ -152,6 +152,10 @@ def run_targets(
         leftovers = cycle is not None and bool(cycle.leftovers)
         if cycle is not None:
             records = cycle.records
+            for unsaved in cycle.unsaved:  # a file asked for and not written: named again in the summary
+                codes.append(unsaved.exit_code)
+                with lock:
+                    result.failures.append((target, unsaved))
             if cycle.leftovers:
                 left = TeardownIncomplete(target.repo, cycle.leftovers.pulls, cycle.leftovers.branches)
                 with lock:
@@ -160,7 +164,7 @@ def run_targets(
                 printer(target.label, str(left))
         if history and records:
             try:
-                append_records(history, records)
+                append_records(history, records, warn=lambda message: printer(target.label, message))
             except CanaryError as exc:
                 codes.append(exc.exit_code)
                 with lock:

@@ -61,6 +61,6 @@ def record(run_id: str = "r1", kind: str = "seeded", stack: str = "mini", outcom
     }
 
 
-def append_records(path: Path, rows: list[dict[str, Any]]) -> int:
+def append_records(path: Path, rows: list[dict[str, Any]], **options: Any) -> int:
     """Write test rows as the program writes records: each read as a Record first."""
-    return history.append_records(path, [Record.from_json(r) for r in rows])
+    return history.append_records(path, [Record.from_json(r) for r in rows], **options)

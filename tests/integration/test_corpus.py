@@ -181,5 +181,5 @@ def test_the_readmes_corpus_size_is_the_corpus() -> None:
     said = re.search(r"\((\d+) stacks, (\d+) markers\)", " ".join(text.split()))
     assert said, "the README no longer states the corpus size"
     shown = json.loads(cli_main("corpus", "show", "--json", "--corpus", str(SEEDS)).stdout)
-    stacks = shown["stacks"] if "stacks" in shown else shown
+    stacks = shown.get("stacks", shown)
     assert (int(said[1]), int(said[2])) == (len(stacks), sum(s["markers"] for s in stacks.values()))

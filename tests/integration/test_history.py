@@ -37,18 +37,23 @@ def test_two_processes_appending_1000_records_each_yield_2000_valid_lines(tmp_pa
 
 
 def test_corrupt_lines_are_reported_with_numbers_and_never_rewritten(tmp_path: Path) -> None:
+    """A complete line, corrupt or not, is never touched; only the unfinished last line a
+    killed writer left (no newline, not JSON) is cut off, and named, by the next append."""
     hist = tmp_path / "h.jsonl"
     append_records(hist, [record("r1")])
     with hist.open("a") as fh:
         fh.write('{"half": \n')
         fh.write(json.dumps({"schema": 1}) + "\n")
+    complete = hist.read_bytes()
+    with hist.open("a") as fh:
         fh.write('{"truncated')  # a crash mid-write: no newline
-    before = hist.read_bytes()
-    append_records(hist, [record("r2")])
-    assert hist.read_bytes().startswith(before)
+    warned: list[str] = []
+    append_records(hist, [record("r2")], warn=warned.append)
+    assert hist.read_bytes().startswith(complete)
+    assert len(warned) == 1 and warned[0].startswith(f"{hist}:4: torn last line removed (11 bytes"), warned
     read = read_history(hist)
     assert [r.run_id for r in read.records] == ["r1", "r2"]
-    assert [n for n, _ in read.corrupt] == [2, 3, 4]
+    assert [n for n, _ in read.corrupt] == [2, 3]
     assert "missing keys" in read.corrupt[1][1]
 
 

@@ -65,18 +65,148 @@ def test_a_merge_that_hits_the_file_size_limit_leaves_the_history_exactly_as_it_
     assert len(read_history(out).records) == 22 and read_history(out).corrupt == []
 
 
-def test_a_torn_last_line_gets_its_newline_in_the_same_all_or_nothing_write(tmp_path: Path) -> None:
+def test_a_failed_merge_leaves_a_torn_tail_byte_for_byte_and_the_next_one_repairs_it(tmp_path: Path) -> None:
     out = tmp_path / "history.jsonl"
     append_records(out, [record("old")])
     with out.open("a") as fh:
-        fh.write('{"torn')  # an older writer died mid-line
+        fh.write('{"torn')  # a writer died mid-line
     before = out.read_bytes()
     frag = jsonl(tmp_path / "frag.jsonl", [record("new")])
     assert limited(len(before) + 1, "history", "merge", str(out), str(frag)).returncode == 2
-    assert out.read_bytes() == before  # not even the separating newline stayed
-    assert cli_main("history", "merge", str(out), str(frag)).returncode == 0
+    assert out.read_bytes() == before  # neither the repair nor a byte of the batch stayed
+    res = cli_main("history", "merge", str(out), str(frag))
+    assert res.returncode == 0, res.stderr
+    assert f"{out}:2: torn last line removed (6 bytes" in res.stderr
     read = read_history(out)
-    assert [r.run_id for r in read.records] == ["old", "new"] and [n for n, _ in read.corrupt] == [2]
+    assert [r.run_id for r in read.records] == ["old", "new"] and read.corrupt == []
+
+
+# --------------------------------------------------------------------------- a killed writer
+
+
+def _torn(run_id: str, keep: int) -> bytes:
+    """The first ``keep`` bytes of a record's line: what a writer SIGKILLed mid-line leaves."""
+    return (json.dumps(record(run_id), separators=(",", ":")) + "\n").encode()[:keep]
+
+
+def _assert_clean_for_readers(out: Path, run_id: str) -> None:
+    """``gate`` and ``report`` see every record and no corrupt line."""
+    gate = cli_main("gate", str(out), "--run-id", run_id)
+    assert gate.returncode == 0 and "corrupt" not in gate.stderr, gate.stdout + gate.stderr
+    report = cli_main("report", str(out), "--json")
+    assert report.returncode == 0 and report.stderr == "", report.stderr
+    assert json.loads(report.stdout)["skipped"] == []
+
+
+def test_a_torn_tail_a_killed_merge_left_is_cut_off_named_and_counted_by_the_next_merge(tmp_path: Path) -> None:
+    out = tmp_path / "history.jsonl"
+    append_records(out, [record("old-1"), record("old-2")])
+    whole = out.read_bytes()
+    torn = _torn("killed", 57)
+    with out.open("ab") as fh:
+        fh.write(torn)
+    frag = jsonl(tmp_path / "frag.jsonl", [record("killed"), record("new")])
+    res = cli("history", "merge", str(out), str(frag), timeout=60)
+    assert res.returncode == 0, res.stdout + res.stderr
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{out}:3: torn last line removed (57 bytes"), res.stderr
+    assert res.stdout == f"{out}: appended 2, already present 0, corrupt 0, torn tails removed 1\n"
+    assert out.read_bytes().startswith(whole)  # no complete line was touched
+    read = read_history(out)
+    assert [r.run_id for r in read.records] == ["old-1", "old-2", "killed", "new"] and read.corrupt == []
+    _assert_clean_for_readers(out, "new")
+    # Repaired once: the next merge has nothing to repair or add.
+    again = cli("history", "merge", "--json", str(out), str(frag), timeout=60)
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+    assert json.loads(again.stdout)["torn_tails"] == []
+
+
+def test_the_json_summary_names_the_torn_tail_and_a_merge_with_nothing_new_still_repairs(tmp_path: Path) -> None:
+    out = tmp_path / "history.jsonl"
+    append_records(out, [record("old")])
+    whole = out.read_bytes()
+    with out.open("ab") as fh:
+        fh.write(_torn("old", 300))
+    frag = jsonl(tmp_path / "frag.jsonl", [record("old")])  # already present: nothing to append
+    res = cli_main("history", "merge", "--json", str(out), str(frag))
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert (doc["appended"], doc["already_present"]) == (0, 1)
+    assert doc["torn_tails"] == [{"file": str(out), "line": 2, "bytes": 300}]
+    assert f"{out}:2: torn last line removed (300 bytes" in res.stderr
+    assert out.read_bytes() == whole
+
+
+def test_a_complete_last_line_without_its_newline_is_kept(tmp_path: Path) -> None:
+    """Only an incomplete line is cut: a whole record missing just its newline (a hand
+    edit) is kept and gets the newline."""
+    out = tmp_path / "history.jsonl"
+    append_records(out, [record("old")])
+    out.write_bytes(out.read_bytes() + _torn("last", 10_000).rstrip(b"\n"))
+    frag = jsonl(tmp_path / "frag.jsonl", [record("new")])
+    res = cli_main("history", "merge", str(out), str(frag))
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert "torn" not in res.stdout
+    read = read_history(out)
+    assert [r.run_id for r in read.records] == ["old", "last", "new"] and read.corrupt == []
+
+
+def test_a_score_appending_to_a_torn_history_repairs_and_names_the_tail(tmp_path: Path, mini_corpus: Path) -> None:
+    from tests.helpers.factories import capture, inline
+
+    out = tmp_path / "history.jsonl"
+    append_records(out, [record("old")])
+    with out.open("ab") as fh:
+        fh.write(_torn("killed", 120))
+    cap = tmp_path / "cap.json"
+    cap.write_text(json.dumps(capture([inline("p/app.py", 5, "[BLOCKER] secret")])))
+    res = cli_main("score", "--capture", str(cap), "--corpus", str(mini_corpus), "--stack", "mini", "--prefix", "p",
+                   "--kind", "seeded", "--history", str(out), "--run-id", "scored")
+    assert f"{out}:2: torn last line removed (120 bytes" in res.stderr, res.stderr
+    read = read_history(out)
+    assert [r.run_id for r in read.records] == ["old", "scored"] and read.corrupt == []
+
+
+KILLED_MID_WRITE = """
+import os, signal, sys
+real_write = os.write
+
+def write(fd, data):
+    if len(data) > 1 << 20:  # the merge's batch: half of it reaches the file, then SIGKILL
+        real_write(fd, data[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real_write(fd, data)
+
+os.write = write
+from redline_canary.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_merge_sigkilled_mid_write_is_completed_by_the_next_merge_without_losing_a_record(tmp_path: Path) -> None:
+    out = tmp_path / "history.jsonl"
+    append_records(out, [record("old-1"), record("old-2")])
+    whole = out.read_bytes()
+    frag = jsonl(tmp_path / "frag.jsonl", [record(f"k-{i}") for i in range(20_000)])
+    killed = subprocess.run([sys.executable, "-c", KILLED_MID_WRITE, "history", "merge", str(out), str(frag)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    assert killed.returncode == -9, killed.stderr
+    torn = out.read_bytes()
+    assert torn.startswith(whole) and not torn.endswith(b"\n")  # half a batch, half a line
+    kept = torn.count(b"\n")
+    res = cli("history", "merge", str(out), str(frag), timeout=120)
+    assert res.returncode == 0, res.stderr
+    dropped = len(torn) - torn.rindex(b"\n") - 1
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert res.stderr.startswith(f"{out}:{kept + 1}: torn last line removed ({dropped} bytes"), res.stderr
+    assert "torn tails removed 1" in res.stdout
+    after = out.read_bytes()
+    assert after.startswith(torn[: len(torn) - dropped])  # every complete line the killed merge wrote stays
+    read = read_history(out)
+    assert read.corrupt == [] and len(read.records) == 20_002
+    assert len({r.run_id for r in read.records}) == 20_002
+    gate = cli_main("gate", str(out), "--run-id", "k-19999")
+    assert gate.returncode == 0 and gate.stderr == "", gate.stderr
 
 
 def test_score_appending_to_a_full_history_fails_in_one_line_and_changes_nothing(
