@@ -14,6 +14,7 @@ from redline_canary.corpus.publication import PublishedMarker
 from redline_canary.corpus.severity import SCALE, Severity
 from redline_canary.review.findings import Finding
 from redline_canary.score.matching import assign
+from tests.helpers.brute import brute_optimum
 
 B, C, MJ, MN = (Severity.BLOCKER, Severity.CRITICAL, Severity.MAJOR, Severity.MINOR)
 
@@ -174,22 +175,7 @@ def _eligible(f: Finding, m: PublishedMarker, window: int) -> bool:
 
 
 def _brute(markers: list[PublishedMarker], findings: list[Finding], window: int) -> tuple[int, ...]:
-    best: tuple[int, ...] | None = None
-
-    def rec(i: int, used: set[int], pairs: list[tuple[Finding, PublishedMarker]]) -> None:
-        nonlocal best
-        if i == len(findings):
-            obj = _objective(pairs, window)
-            best = obj if best is None or obj > best else best
-            return
-        rec(i + 1, used, pairs)
-        for j, m in enumerate(markers):
-            if j not in used and _eligible(findings[i], m, window):
-                rec(i + 1, used | {j}, [*pairs, (findings[i], m)])
-
-    rec(0, set(), [])
-    assert best is not None
-    return best
+    return brute_optimum(markers, findings, lambda f, m: _eligible(f, m, window), lambda p: _objective(p, window))
 
 
 def _random_case(rng: random.Random) -> tuple[list[PublishedMarker], list[Finding]]:

@@ -16,6 +16,7 @@ from redline_canary.corpus.severity import SCALE, Severity
 from redline_canary.corpus.topics import NO_TOPICS, TopicIndex, describes, lint_terms
 from redline_canary.review.findings import Finding
 from redline_canary.score.matching import assign
+from tests.helpers.brute import brute_optimum
 
 B, C, MJ, MN = (Severity.BLOCKER, Severity.CRITICAL, Severity.MAJOR, Severity.MINOR)
 RULES = {
@@ -140,22 +141,7 @@ def _eligible(f: Finding, m: PublishedMarker) -> bool:
 
 
 def _brute(markers: list[PublishedMarker], findings: list[Finding]) -> tuple[int, ...]:
-    best: tuple[int, ...] | None = None
-
-    def rec(i: int, used: set[int], pairs: list[tuple[Finding, PublishedMarker]]) -> None:
-        nonlocal best
-        if i == len(findings):
-            obj = _objective(pairs)
-            best = obj if best is None or obj > best else best
-            return
-        rec(i + 1, used, pairs)
-        for j, m in enumerate(markers):
-            if j not in used and _eligible(findings[i], m):
-                rec(i + 1, used | {j}, [*pairs, (findings[i], m)])
-
-    rec(0, set(), [])
-    assert best is not None
-    return best
+    return brute_optimum(markers, findings, _eligible, _objective)
 
 
 BODIES = ["", "api key hard-coded", "no timeout here", "XSS via v-html", "IDOR", "timeout and api key", "tidy up"]
