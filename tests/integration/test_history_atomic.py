@@ -53,7 +53,7 @@ def test_a_merge_that_hits_the_file_size_limit_leaves_the_history_exactly_as_it_
     append_records(out, [record("old-1"), record("old-2")])
     before = out.read_bytes()
     frag = jsonl(tmp_path / "frag.jsonl", [record(f"new-{i}") for i in range(20)])
-    res = limited(len(before) + room, "history", "merge", str(out), str(frag))
+    res = limited(len(before) + room, "history", "merge", "--into", str(out), str(frag))
     assert res.returncode == 2, res.stdout + res.stderr
     assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr, res.stderr
     assert res.stderr.startswith(f"redline-canary: {out}: cannot append to history (")
@@ -61,7 +61,7 @@ def test_a_merge_that_hits_the_file_size_limit_leaves_the_history_exactly_as_it_
     assert res.stdout == ""  # no summary: the workflow reads that as "nothing merged"
     assert out.read_bytes() == before
     # With room, the same merge goes through whole.
-    assert cli_main("history", "merge", str(out), str(frag)).returncode == 0
+    assert cli_main("history", "merge", "--into", str(out), str(frag)).returncode == 0
     assert len(read_history(out).records) == 22 and read_history(out).corrupt == []
 
 
@@ -72,9 +72,9 @@ def test_a_failed_merge_leaves_a_torn_tail_byte_for_byte_and_the_next_one_repair
         fh.write('{"torn')  # a writer died mid-line
     before = out.read_bytes()
     frag = jsonl(tmp_path / "frag.jsonl", [record("new")])
-    assert limited(len(before) + 1, "history", "merge", str(out), str(frag)).returncode == 2
+    assert limited(len(before) + 1, "history", "merge", "--into", str(out), str(frag)).returncode == 2
     assert out.read_bytes() == before  # neither the repair nor a byte of the batch stayed
-    res = cli_main("history", "merge", str(out), str(frag))
+    res = cli_main("history", "merge", "--into", str(out), str(frag))
     assert res.returncode == 0, res.stderr
     assert f"{out}:2: torn last line removed (6 bytes" in res.stderr
     read = read_history(out)
@@ -106,7 +106,7 @@ def test_a_torn_tail_a_killed_merge_left_is_cut_off_named_and_counted_by_the_nex
     with out.open("ab") as fh:
         fh.write(torn)
     frag = jsonl(tmp_path / "frag.jsonl", [record("killed"), record("new")])
-    res = cli("history", "merge", str(out), str(frag), timeout=60)
+    res = cli("history", "merge", "--into", str(out), str(frag), timeout=60)
     assert res.returncode == 0, res.stdout + res.stderr
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{out}:3: torn last line removed (57 bytes"), res.stderr
@@ -116,7 +116,7 @@ def test_a_torn_tail_a_killed_merge_left_is_cut_off_named_and_counted_by_the_nex
     assert [r.run_id for r in read.records] == ["old-1", "old-2", "killed", "new"] and read.corrupt == []
     _assert_clean_for_readers(out, "new")
     # Repaired once: the next merge has nothing to repair or add.
-    again = cli("history", "merge", "--json", str(out), str(frag), timeout=60)
+    again = cli("history", "merge", "--json", "--into", str(out), str(frag), timeout=60)
     assert again.returncode == 0 and again.stderr == "", again.stderr
     assert json.loads(again.stdout)["torn_tails"] == []
 
@@ -128,7 +128,7 @@ def test_the_json_summary_names_the_torn_tail_and_a_merge_with_nothing_new_still
     with out.open("ab") as fh:
         fh.write(_torn("old", 300))
     frag = jsonl(tmp_path / "frag.jsonl", [record("old")])  # already present: nothing to append
-    res = cli_main("history", "merge", "--json", str(out), str(frag))
+    res = cli_main("history", "merge", "--json", "--into", str(out), str(frag))
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert (doc["appended"], doc["already_present"]) == (0, 1)
@@ -144,7 +144,7 @@ def test_a_complete_last_line_without_its_newline_is_kept(tmp_path: Path) -> Non
     append_records(out, [record("old")])
     out.write_bytes(out.read_bytes() + _torn("last", 10_000).rstrip(b"\n"))
     frag = jsonl(tmp_path / "frag.jsonl", [record("new")])
-    res = cli_main("history", "merge", str(out), str(frag))
+    res = cli_main("history", "merge", "--into", str(out), str(frag))
     assert res.returncode == 0 and res.stderr == "", res.stderr
     assert "torn" not in res.stdout
     read = read_history(out)
@@ -188,13 +188,13 @@ def test_a_merge_sigkilled_mid_write_is_completed_by_the_next_merge_without_losi
     append_records(out, [record("old-1"), record("old-2")])
     whole = out.read_bytes()
     frag = jsonl(tmp_path / "frag.jsonl", [record(f"k-{i}") for i in range(20_000)])
-    killed = subprocess.run([sys.executable, "-c", KILLED_MID_WRITE, "history", "merge", str(out), str(frag)],
+    killed = subprocess.run([sys.executable, "-c", KILLED_MID_WRITE, "history", "merge", "--into", str(out), str(frag)],
                             capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
     assert killed.returncode == -9, killed.stderr
     torn = out.read_bytes()
     assert torn.startswith(whole) and not torn.endswith(b"\n")  # half a batch, half a line
     kept = torn.count(b"\n")
-    res = cli("history", "merge", str(out), str(frag), timeout=120)
+    res = cli("history", "merge", "--into", str(out), str(frag), timeout=120)
     assert res.returncode == 0, res.stderr
     dropped = len(torn) - torn.rindex(b"\n") - 1
     assert res.stderr.count("\n") == 1, res.stderr
@@ -255,7 +255,7 @@ def test_an_interrupt_between_write_and_fsync_is_rolled_back_and_still_interrupt
         real_fsync(fd)
 
     monkeypatch.setattr(history.os, "fsync", interrupted)
-    assert main(["history", "merge", str(out), str(frag)]) == 130  # the CLI's "interrupted"
+    assert main(["history", "merge", "--into", str(out), str(frag)]) == 130  # the CLI's "interrupted"
     assert out.read_bytes() == before
     assert capsys.readouterr().err == "redline-canary: interrupted\n"
 

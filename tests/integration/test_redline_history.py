@@ -67,7 +67,7 @@ def test_report_shows_the_legacy_series_apart(tmp_path: Path) -> None:
     assert "2 records · 1 targets" in text  # the legacy runs are not records of the scoreboard
     section = text[text.index("## Imported Redline history (legacy series)"):]
     assert "never gated, never a baseline" in section
-    assert "| 2026-03-02 | acme/pilot-web | #12 |" in section
+    assert "| 2026-03-02 | acme/pilot-web | `#12` |" in section  # a PR number of another repo: never a live link here
     assert "0.91 (10/11, 95% CI 0.62–0.98)" in section and "0.67 (12/18)" in section
     pilot_api = next(line for line in section.splitlines() if "acme/pilot-api" in line)
     assert "Redline recorded 0, this product would record silent" in pilot_api and "0.00" not in pilot_api
