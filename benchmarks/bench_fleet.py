@@ -29,9 +29,9 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from redline_canary.clock import Cancelled, RealClock
 from redline_canary.github.app_auth import AppCredentials, Auth, InstallationTokens
 from redline_canary.github.client import CANARY_TOPIC
+from redline_canary.github.clock import Cancelled, RealClock
 from redline_canary.run.corpus_files import load_corpus
 from redline_canary.run.cycle import CycleOptions
 from redline_canary.run.runner import run_targets

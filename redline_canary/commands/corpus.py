@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary import __version__
-from redline_canary.clock import utc_now_iso
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._groups import add_actions
 from redline_canary.commands._options import load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.corpus import model as corpus_model
 from redline_canary.corpus.severity import SCALE
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS, BadInput
+from redline_canary.github.clock import utc_now_iso
 from redline_canary.report.text import inert_line, json_text
 from redline_canary.report.worklist import worklist_markdown
 from redline_canary.review.capture import CaptureError, capture_meta, check_capture

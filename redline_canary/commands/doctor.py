@@ -15,13 +15,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from redline_canary.clock import wall_now
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import load_targets_text, parse_targets, read_targets_arg
 from redline_canary.corpus.model import CorpusData, view
 from redline_canary.errors import BadInput, combine_exit_codes, doctor_exit_code
 from redline_canary.github.client import GitHubClient
+from redline_canary.github.clock import wall_now
 from redline_canary.github.doctor import gather
 from redline_canary.github.doctor_checks import as_json, checklist, render_text
 from redline_canary.github.transport import token_from_env, validate_api_url

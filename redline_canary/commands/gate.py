@@ -9,10 +9,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from redline_canary.clock import utc_now_iso
 from redline_canary.commands._actions_env import ActionsEnv, commands_suspended
 from redline_canary.commands._targets import load_acknowledgements
 from redline_canary.errors import combine_exit_codes
+from redline_canary.github.clock import utc_now_iso
 from redline_canary.report.text import inert_line, json_text
 from redline_canary.run.history import run_records
 from redline_canary.score.verdict import final_attempts, record_exit_code

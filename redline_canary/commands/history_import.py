@@ -11,8 +11,8 @@ import argparse
 import sys
 from typing import Any
 
-from redline_canary.clock import utc_now_iso
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS
+from redline_canary.github.clock import utc_now_iso
 from redline_canary.report.text import inert_line, json_text
 from redline_canary.run.legacy_history import DEFAULT_OUT, import_redline
 

@@ -12,7 +12,6 @@ from typing import Any, TextIO
 
 import httpx
 
-from redline_canary.clock import utc_now_iso
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._options import (
     add_default_flag,
@@ -31,6 +30,7 @@ from redline_canary.commands._targets import (
 from redline_canary.corpus.model import CorpusData
 from redline_canary.errors import BadInput, combine_exit_codes, mask
 from redline_canary.github.app_auth import AppCredentials, add_app_options, app_credentials, resolve_auth
+from redline_canary.github.clock import utc_now_iso
 from redline_canary.github.recorder import Recorder
 from redline_canary.github.transport import validate_api_url
 from redline_canary.report.text import inert_line, json_text

@@ -19,7 +19,6 @@ from typing import Any, TextIO
 import httpx
 
 from redline_canary import __version__
-from redline_canary.clock import utc_now_iso
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._options import (
     add_default_flag,
@@ -35,6 +34,7 @@ from redline_canary.corpus.model import CorpusData
 from redline_canary.corpus.severity import Severity
 from redline_canary.errors import BadInput
 from redline_canary.github.app_auth import Credentials, add_app_options
+from redline_canary.github.clock import utc_now_iso
 from redline_canary.github.transport import validate_api_url
 from redline_canary.report.text import inert_line, json_text, render_baseline, render_record
 from redline_canary.review.capture import CaptureError, capture_meta, check_capture

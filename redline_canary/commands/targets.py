@@ -14,11 +14,11 @@ import os
 import sys
 from typing import Any
 
-from redline_canary.clock import utc_now_iso
 from redline_canary.commands._actions_env import annotate_error, append_summary, write_outputs
 from redline_canary.commands._targets import load_acknowledgements, with_gate
 from redline_canary.commands.run import add_target_options, resolve_targets
 from redline_canary.errors import EXIT_PASS, BadInput
+from redline_canary.github.clock import utc_now_iso
 from redline_canary.report.action_outputs import matrix_entry
 from redline_canary.report.job_summary import md
 from redline_canary.run.corpus_files import load_corpus

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from redline_canary.clock import Clock
 from redline_canary.errors import BadInput, register_secret
 from redline_canary.github.client import GitHubClient
+from redline_canary.github.clock import Clock
 from redline_canary.github.retry import RetryPolicy
 from redline_canary.github.transport import TokenSource, token_from_env
 

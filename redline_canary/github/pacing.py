@@ -23,7 +23,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
-from redline_canary.clock import Clock
+from redline_canary.github.clock import Clock
 
 MIN_FACTOR = 1 / 16  # never slower than 1/16 of the share: a run must still finish
 INCREASE_STEP = 0.1  # factor given back per quiet RECOVERY seconds

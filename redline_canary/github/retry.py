@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import tenacity
 
-from redline_canary.clock import Clock, RealClock
+from redline_canary.github.clock import Clock, RealClock
 from redline_canary.github.decipher import ApiFailure
 
 T = TypeVar("T")

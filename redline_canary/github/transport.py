@@ -32,8 +32,8 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from redline_canary import __version__
-from redline_canary.clock import Clock, RealClock
 from redline_canary.errors import BadInput, InfraFailure, mask, register_secret
+from redline_canary.github.clock import Clock, RealClock
 from redline_canary.github.decipher import ApiFailure, decipher, decode_json
 from redline_canary.github.doctor_checks import Answer
 from redline_canary.github.pacing import Pacer

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary import __version__
-from redline_canary.clock import Cancelled, Clock, RealClock, utc_now_iso
 from redline_canary.corpus.model import CorpusData, fingerprint, publish
 from redline_canary.corpus.severity import Severity
 from redline_canary.errors import BadInput, CanaryError, mask
+from redline_canary.github.clock import Cancelled, Clock, RealClock, utc_now_iso
 from redline_canary.github.forge import CHANNEL_PATHS, BaseCommit, ChannelState, Forge
 from redline_canary.github.retry import RetryPolicy
 from redline_canary.review.capture import comments_from_capture

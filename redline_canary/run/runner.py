@@ -22,7 +22,6 @@ from typing import Any, TextIO
 
 import httpx
 
-from redline_canary.clock import Cancelled, RealClock
 from redline_canary.corpus.model import CorpusData
 from redline_canary.errors import (
     EXIT_INTERNAL,
@@ -35,6 +34,7 @@ from redline_canary.errors import (
 )
 from redline_canary.github.app_auth import Auth
 from redline_canary.github.client import GitHubClient
+from redline_canary.github.clock import Cancelled, RealClock
 from redline_canary.github.pacing import Pacer
 from redline_canary.github.recorder import Recorder
 from redline_canary.report.text import blockers_text, fmt_rate, inert_line
@@ -236,6 +236,6 @@ def default_run_id(env: Mapping[str, str] | None = None) -> str:
     run = env.get("GITHUB_RUN_ID")
     if run:
         return f"{run}-{env.get('GITHUB_RUN_ATTEMPT', '1')}"
-    from redline_canary.clock import utc_now_iso
+    from redline_canary.github.clock import utc_now_iso
 
     return "local-" + utc_now_iso().replace(":", "").replace("-", "").lower()

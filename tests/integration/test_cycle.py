@@ -24,8 +24,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from redline_canary.clock import FakeClock
 from redline_canary.github.client import CANARY_TOPIC, GitHubClient
+from redline_canary.github.clock import FakeClock
 from redline_canary.github.retry import RetryPolicy
 from redline_canary.run.corpus_files import load_corpus
 from redline_canary.run.cycle import CycleOptions, TargetCycle

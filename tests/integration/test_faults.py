@@ -515,8 +515,8 @@ def test_sandbox_fine_grained_token_without_pull_requests_write_is_exit_2_naming
 
 def _cycle_on_a_fake_clock(sb: Sandbox, reviewer: str, run_id: str) -> tuple[list[dict[str, Any]], float]:
     """One cycle in-process with an injected clock: a 40-minute timeout takes milliseconds."""
-    from redline_canary.clock import FakeClock
     from redline_canary.github.client import GitHubClient
+    from redline_canary.github.clock import FakeClock
     from redline_canary.github.retry import RetryPolicy
     from redline_canary.run.corpus_files import load_corpus
     from redline_canary.run.cycle import CycleOptions, TargetCycle
@@ -573,8 +573,8 @@ def test_a_trigger_comment_acknowledged_with_eyes_is_waited_for_in_full(
 def test_a_secondary_limit_slows_the_whole_run_down_not_just_the_request(
     sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from redline_canary.clock import RealClock
     from redline_canary.github.client import GitHubClient
+    from redline_canary.github.clock import RealClock
     from redline_canary.github.pacing import Pacer
 
     pacer = Pacer(RealClock())

@@ -7,7 +7,7 @@ must slow down on its own instead of meeting it again on every request.
 
 from __future__ import annotations
 
-from redline_canary.clock import FakeClock
+from redline_canary.github.clock import FakeClock
 from redline_canary.github.pacing import MAX_FLIGHT, MIN_FACTOR, RECOVERY, Pacer
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from redline_canary.clock import FakeClock
 from redline_canary.errors import BadInput, register_secret
+from redline_canary.github.clock import FakeClock
 from redline_canary.github.decipher import ApiFailure, clean, decipher, decode_json
 from redline_canary.github.retry import SECONDARY_DEFAULT_WAIT, RetryPolicy, parse_retry_after
 from redline_canary.github.transport import validate_api_url
