@@ -90,11 +90,8 @@ def healthy(review: Review) -> Extraction:
     return Extraction(findings=list(review.findings), activity=max(1, len(review.findings)))
 
 
-GATE: BlockerGate = "found"  # the default; --blocker-gate caught measures the strict rule
-
-
-def passes(record: Record, history: Sequence[Record] = (), baseline: str | None = None) -> bool:
-    verdict = decide(record, GateOptions(baseline=baseline, blocker_gate=GATE), history=list(history))
+def passes(record: Record, gate: BlockerGate, history: Sequence[Record] = (), baseline: str | None = None) -> bool:
+    verdict = decide(record, GateOptions(baseline=baseline, blocker_gate=gate), history=list(history))
     return record.outcome == "scored" and verdict.passed
 
 
@@ -147,7 +144,8 @@ DEGRADATIONS: tuple[tuple[str, Degrade, int], ...] = (
 )
 
 
-def measure(stacks: Sequence[str]) -> dict[str, tuple[int, int]]:
+def measure(stacks: Sequence[str], gate: BlockerGate = "found") -> dict[str, tuple[int, int]]:
+    """The figures under the gate rule ``gate`` (``found``, the default; ``caught``, the strict one)."""
     corpus = load_corpus(ROOT / "seeds")
     topics = TopicIndex.of(corpus.rules)
     all_reviews = reviews(corpus, stacks)
@@ -157,17 +155,17 @@ def measure(stacks: Sequence[str]) -> dict[str, tuple[int, int]]:
     weeks = {s: rs[:2] for s, rs in seeded.items() if len(rs) >= 2}
 
     alone = [r for rs in seeded.values() for r in rs]
-    red = sum(not passes(record_of(corpus, r, healthy(r), f"w-{r.review}", 1)) for r in alone)
+    red = sum(not passes(record_of(corpus, r, healthy(r), f"w-{r.review}", 1), gate) for r in alone)
     out["healthy seeded review, on its own"] = (red, len(alone))
     alarms = 0
     for _stack, (first, second) in weeks.items():
         history = [record_of(corpus, first, healthy(first), "week-1", 1)]
         now = record_of(corpus, second, healthy(second), "week-2", 8)
-        alarms += not passes(now, history, "window:4")
+        alarms += not passes(now, gate, history, "window:4")
     out["healthy week after a healthy week (another reviewer, window:4)"] = (alarms, len(weeks))
     clean = [r for r in all_reviews if r.kind == "clean"]
     twins = {r.stack for r in clean}
-    flagged = {r.stack for r in clean if not passes(record_of(corpus, r, healthy(r), f"c-{r.review}", 1))}
+    flagged = {r.stack for r in clean if not passes(record_of(corpus, r, healthy(r), f"c-{r.review}", 1), gate)}
     out["clean twin (its latest pair of reviews: red if either flags it)"] = (len(flagged), len(twins))
 
     rng = random.Random(20261207)
@@ -177,7 +175,7 @@ def measure(stacks: Sequence[str]) -> dict[str, tuple[int, int]]:
             history = [record_of(corpus, first, healthy(first), "week-1", 1)]
             for _ in range(draws):
                 now = record_of(corpus, second, degrade(second, rng, topics, corpus), "week-2", 8)
-                caught += not passes(now, history, "window:4")
+                caught += not passes(now, gate, history, "window:4")
                 total += 1
         out[f"degraded: {name}"] = (caught, total)
     return out
@@ -190,17 +188,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--blocker-gate", choices=BLOCKER_GATES, default="found",
                         help="the gate rule to measure (default: %(default)s, the product's default)")
     args = parser.parse_args(argv)
-    global GATE
-    GATE = args.blocker_gate
     corpus = load_corpus(ROOT / "seeds")
     stacks = QUICK_STACKS if args.quick else tuple(corpus.stacks)
     started = time.monotonic()
-    figures = measure(stacks)
+    figures = measure(stacks, args.blocker_gate)
     if args.json:
         print(json.dumps({k: {"count": c, "n": n} for k, (c, n) in figures.items()}, indent=1))
         return 0
-    print(f"redline-canary operating characteristic: {len(stacks)} stack(s), blocker-gate {GATE}, default options "
-          f"({time.monotonic() - started:.1f}s)")
+    print(f"redline-canary operating characteristic: {len(stacks)} stack(s), blocker-gate {args.blocker_gate}, "
+          f"default options ({time.monotonic() - started:.1f}s)")
     print("| kind | red (false alarm) or caught | rate | goal |")
     print("|---|---|---|---|")
     for name, (count, n) in figures.items():

@@ -65,7 +65,7 @@ def evaluate_findings(
     """Score a review given as a findings list (``score --findings``): the list *is* the
     review, so an empty list is a review that found nothing, not silence."""
     extraction = Extraction(findings=list(findings), activity=max(1, len(findings)))
-    return _evaluate(extraction, corpus, settings, reviewer, cite_rule, meta, None)
+    return evaluate_extraction(extraction, corpus, settings, reviewer, meta)
 
 
 def evaluate_extraction(
