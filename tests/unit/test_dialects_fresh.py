@@ -27,6 +27,8 @@ KNOWN_MISREADS: dict[str, str] = {
         "read as done, expected clean",
     "coderabbit-gears-rust-1537-edit-failed":
         "read as skipped, expected error",
+    "coderabbit-zenstack-v3-148-bot-user-detected":
+        "read as none, expected skipped",
     "codex-couldnt-complete-request":
         "read as skipped, expected error",
 }
