@@ -32,6 +32,7 @@ from redline_canary.commands._options import (
 from redline_canary.commands._targets import load_acknowledgements
 from redline_canary.corpus.model import CorpusData
 from redline_canary.corpus.severity import Severity
+from redline_canary.corpus.variants import CANONICAL, Variant, parse_variants
 from redline_canary.errors import BadInput
 from redline_canary.github.app_auth import Credentials, add_app_options
 from redline_canary.github.clock import utc_now_iso
@@ -204,6 +205,19 @@ def run_score(args: argparse.Namespace) -> int:
     return score(ScoreOptions.from_args(args, os.environ), out=sys.stdout, err=sys.stderr)
 
 
+def _captured_variant(corpus: CorpusData, stack: str, manifest: Mapping[str, Any], where: str) -> Variant | None:
+    """The variant a capture's PR published (its manifest says; none: the canonical files), so
+    an offline re-score reads the same line map and names the run did."""
+    ident = manifest.get("variant")
+    if not ident or ident == CANONICAL:
+        return None
+    variants, _problems = parse_variants(corpus, stack)
+    if ident not in variants:
+        raise BadInput(f"{where}: manifest.variant: stack {stack} has no variant {validate.show(ident)} "
+                       f"(known: {', '.join(sorted(variants)) or 'none'})")
+    return variants[ident]
+
+
 def score(options: ScoreOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseTransport | None = None,
           now: Callable[[], str] = utc_now_iso) -> int:
     """Score the review, apply the baseline, write what was asked, print, and return the
@@ -228,7 +242,8 @@ def score(options: ScoreOptions, *, out: TextIO, err: TextIO, transport: httpx.B
                            options.logins, options.profiles_file)
     require_stack(options.corpus, stack)
     settings = ScoreSettings(stack=stack, kind=kind, mode=mode, prefix=prefix, window=options.window,
-                             floor=options.floor, gate=options.gate)
+                             floor=options.floor, gate=options.gate,
+                             variant=_captured_variant(options.corpus, stack, manifest, where))
     live = source if isinstance(source, LivePR) else None
     meta = RecordMeta(run_id=options.run_id or f"score-{now().replace(':', '')}",
                       recorded_at=now(), repo=repo or (live.repo if live else None) or "unknown/unknown",
