@@ -71,7 +71,7 @@ def test_a_variant_is_published_renamed_and_scored_on_the_canonical_lines(
         {"path": "ui/Profile.tsx", "line": 7, "body": "[BLOCKER] XSS: about is rendered as raw HTML"},
     ])]))
     captures = tmp_path / "captures"
-    code, records, out = run(sb, tmp_path, private, "--variant", "shipments", "--save-captures", str(captures))
+    _code, records, _out = run(sb, tmp_path, private, "--variant", "shipments", "--save-captures", str(captures))
     seeded = next(r for r in records if r["kind"] == "seeded")
     clean = next(r for r in records if r["kind"] == "clean")
     assert all(r["variant"] == "shipments" and r["layer"] == "private-seeds" and r["schema"] == 4
@@ -107,7 +107,7 @@ def test_auto_picks_from_the_run_id_and_none_publishes_the_canonical_files(
     sb.attach_reviewer(REPO, ScriptedReviewer([Batch(after=0.05, inline=[
         {"path": "app.py", "line": 10, "body": "[BLOCKER] SQL injection: order_id is interpolated into SQL"},
     ])]))
-    code, records, _ = run(sb, tmp_path, private)  # the default is none
+    _code, records, _ = run(sb, tmp_path, private)  # the default is none
     assert {r["variant"] for r in records} == {"canonical"}
     seeded = next(r for r in records if r["kind"] == "seeded")
     assert [s["n"] for s in seeded["caught_seeds"]] == [2]
