@@ -66,6 +66,10 @@ def test_overlapping_intervals_are_not_a_finding() -> None:
 def test_nothing_to_compare_shows_nothing() -> None:
     only_public = [obs("bot", "packaged", "canonical", 8, 15, 3, 5)]
     assert gaps(only_public) == [] and gap_sentences([]) == [] and variant_rows(only_public) == []
+    only_private = [obs("bot", "ours", "canonical", 8, 15, 3, 5)]  # a private corpus alone: nothing to set it against
+    assert gaps(only_private) == []
+    two = gaps([*only_public, *only_private, obs("other", "ours", "canonical", 1, 15, 1, 5)])
+    assert [(g.reviewer, g.a.runs, g.b.runs) for g in two] == [("bot", 1, 1)]
 
 
 def test_recall_per_variant() -> None:
