@@ -172,6 +172,18 @@ def choose_variant(requested: str, variants: Mapping[str, Variant], run_id: str,
     raise ValueError(f"stack {stack} has no variant {requested!r} (known: {known})")
 
 
+def named_variant(corpus: CorpusData, stack: str, ident: str | None) -> Variant | None:
+    """The variant an id names (None, ``none`` or ``canonical``: the canonical files), for the
+    commands that re-create one publication (``score``, ``corpus export``). Raises ValueError."""
+    if not ident or ident in (NONE, CANONICAL):
+        return None
+    variants, _problems = parse_variants(corpus, stack)
+    if ident not in variants:
+        known = ", ".join([NONE, *sorted(variants)])
+        raise ValueError(f"stack {stack} has no variant {ident[:40]!r} (known: {known})")
+    return variants[ident]
+
+
 # --------------------------------------------------------------------------- publishing
 
 

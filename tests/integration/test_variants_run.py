@@ -138,3 +138,27 @@ def test_a_variant_that_does_not_lint_stops_the_run_before_any_request(private: 
     assert res.returncode == 2 and "stacks/mini.yml:1: variants.bad: identifiers order_id -> class" in res.stderr
     lint = cli_main("corpus", "lint", "--corpus", str(private))
     assert lint.returncode == 2 and "reserved word" in lint.stdout + lint.stderr
+
+
+def test_a_blind_audit_of_a_variant_exports_and_scores_with_the_same_renames(tmp_path: Path) -> None:
+    kit, key = tmp_path / "kit", tmp_path / "key.json"
+    res = cli_main("corpus", "export", "--stack", "go", "--kind", "seeded", "--out", str(kit), "--key", str(key),
+                   "--variant", "papers")
+    assert res.returncode == 0 and "variant papers" in res.stdout
+    assert (kit / "internal" / "papers" / "store.go").is_file() and not (kit / "internal" / "docs").exists()
+    answer = json.loads(key.read_text())
+    assert answer["variant"] == "papers"
+    sql = next(m for m in answer["markers"] if m["kind"] == "seed" and m["rule"] == "core/sql-injection")
+    pushed = (kit / sql["path"]).read_text().splitlines()[sql["line"] - 1]
+    assert "+" in pushed or "Sprintf" in pushed  # the concatenated query, where the key says
+    review = tmp_path / "review.json"
+    review.write_text(json.dumps([{"path": sql["path"], "line": sql["line"], "severity": "critical",
+                                   "title": "SQL injection", "body": "search text concatenated into SQL"}]))
+    scored = json.loads(cli_main("score", "--findings", str(review), "--stack", "go", "--kind", "seeded",
+                                 "--variant", "papers", "--json").stdout)
+    assert scored["variant"] == "papers" and scored["layer"] == "packaged"
+    assert [s["n"] for s in scored["caught_seeds"]] == [sql["n"]]
+    # Scored against the canonical files instead, the renamed path matches no marker.
+    canonical = json.loads(cli_main("score", "--findings", str(review), "--stack", "go", "--kind", "seeded",
+                                    "--json").stdout)
+    assert canonical["variant"] == "canonical" and canonical["caught"] == 0
