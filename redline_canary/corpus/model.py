@@ -257,7 +257,7 @@ def lint(corpus: CorpusData) -> list[Problem]:
         problems += lint_stack(corpus, stack)
         problems += lint_variants(corpus, stack)
     problems += [Problem(f"{corpus.label}/stacks/{stack}.yml" if corpus.label else f"stacks/{stack}.yml", 1,
-                         f"manifest of a stack that does not exist ({stack})")
+                         f"manifest of a stack that does not exist ({stack!r})")
                  for stack in sorted(set(corpus.manifests) - set(corpus.files))]
     problems += lint_audit_files(corpus)
     problems += _import_table_shape(corpus)

@@ -58,6 +58,12 @@ class Variant:
         return {"identifiers": self.identifiers, "names": self.names, "strings": self.strings}[kind]
 
 
+def shown(value: object) -> str:
+    """A name from a manifest inside a one-line message: at most 40 characters, control
+    characters and quotes escaped (a YAML key may hold a line break)."""
+    return json.dumps(str(value)[:40], ensure_ascii=True)[1:-1]
+
+
 def manifest_at(corpus: CorpusData, stack: str) -> str:
     where = f"stacks/{stack}.yml"
     return f"{corpus.label}/{where}" if corpus.label else where
@@ -79,7 +85,7 @@ def parse_variants(corpus: CorpusData, stack: str) -> tuple[dict[str, Variant], 
     out: dict[str, Variant] = {}
     problems: list[Problem] = []
     for ident, body in table.items():
-        where = f"variants.{str(ident)[:40]}"
+        where = f"variants.{shown(ident)}"
         if not isinstance(ident, str) or not VARIANT_ID.match(ident) or ident in (CANONICAL, AUTO, NONE):
             problems.append(Problem(at, 1, f"{where}: a variant id is lower-case letters, digits and hyphens, "
                                            f"and not {CANONICAL}, {AUTO} or {NONE}"))

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from redline_canary.corpus.model import lint, publish
 from redline_canary.corpus.publication import PublishedMarker
@@ -76,6 +77,9 @@ def test_renamed_files_parse_with_their_languages_parsers(tmp_path: Path) -> Non
         if path.suffix == ".py":
             ast.parse(path.read_text(), filename=str(path))
             checked.add(".py")
+        elif path.suffix in (".yml", ".yaml"):
+            list(yaml.safe_load_all(path.read_text()))
+            checked.add(".yaml")
     web = [p for p in files if p.name.endswith(WEB)]
     if web and shutil.which("node") and (NODE_PARSER.parent / "node_modules").is_dir():
         res = subprocess.run(["node", str(NODE_PARSER), *map(str, web)], capture_output=True, text=True,

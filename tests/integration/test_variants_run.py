@@ -162,3 +162,13 @@ def test_a_blind_audit_of_a_variant_exports_and_scores_with_the_same_renames(tmp
     canonical = json.loads(cli_main("score", "--findings", str(review), "--stack", "go", "--kind", "seeded",
                                     "--json").stdout)
     assert canonical["variant"] == "canonical" and canonical["caught"] == 0
+
+
+def test_a_targets_variant_key_travels_into_the_workflow_matrix(private: Path) -> None:
+    target = json.dumps([{"repo": REPO, "stack": "mini", "variant": "shipments"}])
+    res = cli_main("targets", "--targets", target, "--corpus", str(private), "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)[0]["variant"] == "shipments"
+    res = cli_main("targets", "--targets", json.dumps([{"repo": REPO, "stack": "mini"}]), "--corpus", str(private),
+                   "--json")
+    assert "variant" not in json.loads(res.stdout)[0]  # unset: the run's --variant decides

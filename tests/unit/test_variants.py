@@ -177,4 +177,6 @@ def test_manifest_shape_problems_name_the_file_and_key() -> None:
     c.manifests["shop"] = {"variantz": {}}
     assert "the one key 'variants'" in parse_variants(c, "shop")[1][0].message
     c.manifests["ghost"] = {"variants": {}}
-    assert any("stack that does not exist (ghost)" in p.message for p in lint(c))
+    assert any("stack that does not exist ('ghost')" in p.message for p in lint(c))
+    c.manifests["shop"] = {"variants": {"a\nb": {}}}
+    assert "variants.a\\nb:" in parse_variants(c, "shop")[1][0].message  # one line, whatever the key holds
