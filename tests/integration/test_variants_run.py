@@ -172,3 +172,30 @@ def test_a_targets_variant_key_travels_into_the_workflow_matrix(private: Path) -
     res = cli_main("targets", "--targets", json.dumps([{"repo": REPO, "stack": "mini"}]), "--corpus", str(private),
                    "--json")
     assert "variant" not in json.loads(res.stdout)[0]  # unset: the run's --variant decides
+
+
+def test_the_report_shows_recall_per_variant_and_the_canonical_variant_gap(
+        sb: Sandbox, private: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib", reason="the HTML report needs the [report] extra (matplotlib)")
+    # A reviewer that knows the canonical file by heart: it comments on app.py, never on svc.py.
+    sb.attach_reviewer(REPO, ScriptedReviewer([Batch(after=0.05, inline=[
+        {"path": "app.py", "line": 5, "body": "[BLOCKER] hard-coded API token committed in source"},
+        {"path": "app.py", "line": 10, "body": "[BLOCKER] SQL injection: order_id is interpolated into SQL"},
+        {"path": "web/Profile.tsx", "line": 7, "body": "[BLOCKER] XSS: bio is rendered as raw HTML"},
+    ])]))
+    hist = tmp_path / "history.jsonl"
+    for i in range(4):
+        for variant in ("none", "shipments"):
+            run_in_process(sb, "--repo", REPO, "--stack", "mini", "--corpus", str(private), "--history", str(hist),
+                           "--run-id", f"r{i}-{variant}", *FAST, "--variant", variant, env={"GITHUB_TOKEN": TOKEN})
+    md = cli_main("report", str(hist)).stdout
+    assert "| redline | canonical | 4 | 1.00 (12/12, 95% CI 0.76–1.00)" in md
+    assert "| redline | variant | 4 | 0.00 (0/12, 95% CI 0.00–0.24)" in md
+    assert ("redline does better on the canonical files than on renamed variants (BLOCKERs found 1.00 (12/12"
+            in md)
+    assert "| redline | mini | shipments | 4 | 0.00 (0/24" in md and "| redline | mini | canonical | 4 | 0.50 (12/24" in md
+    site = tmp_path / "site"
+    assert cli_main("report", str(hist), "--html", str(site)).returncode == 0
+    page = (site / "index.html").read_text()
+    assert "Public vs private, canonical vs variant" in page and "Recall per variant" in page
+    assert "does better on the canonical files than on renamed variants" in page
