@@ -193,7 +193,8 @@ def test_the_report_shows_recall_per_variant_and_the_canonical_variant_gap(
     assert "| redline | variant | 4 | 0.00 (0/12, 95% CI 0.00–0.24)" in md
     assert ("redline does better on the canonical files than on renamed variants (BLOCKERs found 1.00 (12/12"
             in md)
-    assert "| redline | mini | shipments | 4 | 0.00 (0/24" in md and "| redline | mini | canonical | 4 | 0.50 (12/24" in md
+    assert "| redline | mini | shipments | 4 | 0.00 (0/24" in md
+    assert "| redline | mini | canonical | 4 | 0.50 (12/24" in md
     site = tmp_path / "site"
     assert cli_main("report", str(hist), "--html", str(site)).returncode == 0
     page = (site / "index.html").read_text()
