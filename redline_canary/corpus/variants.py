@@ -21,7 +21,7 @@ from typing import Any, Literal
 from redline_canary.corpus.keywords import reserved_for
 from redline_canary.corpus.markers import Problem
 from redline_canary.corpus.model import KINDS, CorpusData, lint_stack, publish, view
-from redline_canary.corpus.publication import PublishedFile, PublishedMarker
+from redline_canary.corpus.publication import PublishedFile, PublishedMarker, publish_file
 
 CANONICAL = "canonical"  # the variant id a record carries when the canonical files were published
 AUTO, NONE = "auto", "none"
@@ -257,7 +257,7 @@ def _shape_problems(variant: Variant, texts: Mapping[tuple[str, str], str],
     for kind in RENAME_KINDS:
         for old, new in variant.of(kind):
             label = f"{kind} {old} -> {new}"
-            if kind != "strings" and (old in reserved or new in reserved):
+            if old in reserved or new in reserved:
                 out.append(f"{label}: renames a reserved word of the stack's languages or the marker grammar")
             if not (_occurs(old, everything) or (kind == "names" and old in segments)):
                 out.append(f"{label}: {old!r} does not occur as a whole word in the stack")
@@ -299,6 +299,10 @@ def _applied_problems(corpus: CorpusData, stack: str, variant: Variant) -> list[
             if key_before != key_after:
                 out.append(f"{kind}/{new_rel}: a marker's number, severity, rule or line changed "
                            "(a rename reached the marker grammar)")
+            if not (pf.leaks or other.leaks) and (
+                    publish_file(pf, "blind", "", True).line_map != publish_file(other, "blind", "", True).line_map):
+                out.append(f"{kind}/{new_rel}: blind publication would drop other lines than the canonical file's "
+                           "(a rename added or removed a word the header check hides)")
             syntax = _syntax_problem(rel, "\n".join(pf.lines), "\n".join(other.lines))
             if syntax:
                 out.append(f"{kind}/{new_rel}: {syntax}")

@@ -21,6 +21,7 @@ from redline_canary.corpus.variants import (
 )
 
 SEEDED = (
+    "# Invoice lookups.\n"
     "import sqlite3\n"
     "\n"
     "API_HOST = \"api.acme.test\"\n"
@@ -35,6 +36,7 @@ SEEDED = (
     "    return sum(r.amount for r in rows)\n"
 )
 CLEAN = (
+    "# Invoice lookups.\n"
     "import sqlite3\n"
     "\n"
     "API_HOST = \"api.acme.test\"\n"
@@ -101,6 +103,8 @@ def test_a_good_variant_lints_clean_and_so_does_the_whole_corpus() -> None:
     ({"strings": {"api.acme.test": "api\"x.test"}}, "is not a rename of strings"),
     ({"names": {"billing": "ledger.py"}}, "is not a rename of names"),
     ({"colours": {"red": "blue"}}, "expected a mapping with identifiers, names, strings"),
+    ({"strings": {"sqlite3": "import"}}, "reserved word"),
+    ({"strings": {"Invoice lookups": "Redline lookups"}}, "blind publication would drop other lines"),
 ])
 def test_lint_refuses_a_bad_variant(renames: dict[str, Any], says: str) -> None:
     problems = lint_variants(corpus({"broken": renames}), "shop")
