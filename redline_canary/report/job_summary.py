@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from redline_canary.corpus.variants import CANONICAL
 from redline_canary.errors import EXIT_MEANINGS, outcome_word
 from redline_canary.report.action_outputs import totals
 from redline_canary.report.annotations import corpus_file
@@ -16,7 +17,7 @@ from redline_canary.report.gap import Observation
 from redline_canary.report.markdown import gap_lines
 from redline_canary.report.markdown_fit import SUMMARY_LIMIT, cut_at_line, size
 from redline_canary.report.text import blockers_found, fmt_rate, md_code, md_seed_line, md_text
-from redline_canary.score.record import Record
+from redline_canary.score.record import PACKAGED, Record
 from redline_canary.score.verdict import final_attempts
 
 
@@ -56,8 +57,10 @@ def _cells(r: Record) -> list[str]:
 def _details(r: Record, corpus_prefix: str) -> str:
     pr = f" PR #{md(r.pr)}" if r.pr else ""
     lines = [f"### {md(r.repo)} {md(r.stack)} — {md(r.kind)}{pr}", ""]
+    published = "".join(f", {what} {md_code(value)}" for what, value, usual in (
+        ("layer", r.layer, PACKAGED), ("variant", r.variant, CANONICAL)) if value != usual)
     lines.append(f"Reviewer {md_code(r.reviewer)}, mode {md(r.mode)}, corpus "
-                 f"{md_code(r.corpus_fingerprint)}, outcome **{md(r.outcome)}**"
+                 f"{md_code(r.corpus_fingerprint)}{published}, outcome **{md(r.outcome)}**"
                  + (f" — {md(r.notice)}" if r.notice else ""))
     gate = r.gate
     reasons = "; ".join(gate.reasons)

@@ -208,7 +208,8 @@ class TargetCycle:
                                   "it is not installed or not enabled for this repository")
         pr.opened_at = self.clock.now()
         pr.poll = PollState(started_at=pr.opened_at, unconfirmed=pr.unconfirmed)
-        self.progress(self._label(pr), f"opened PR #{pr.number}")
+        shown = f" (variant {self.variant_id})" if self.variant else ""
+        self.progress(self._label(pr), f"opened PR #{pr.number}{shown}")
         if pr.unconfirmed and trigger.kind == "request":
             wait = min(self.options.poll.unconfirmed_timeout, self.options.poll.timeout)
             self.progress(self._label(pr), f"GitHub accepted the review request for {trigger.value} but does not "

@@ -71,7 +71,7 @@ def test_a_variant_is_published_renamed_and_scored_on_the_canonical_lines(
         {"path": "ui/Profile.tsx", "line": 7, "body": "[BLOCKER] XSS: about is rendered as raw HTML"},
     ])]))
     captures = tmp_path / "captures"
-    _code, records, _out = run(sb, tmp_path, private, "--variant", "shipments", "--save-captures", str(captures))
+    _code, records, out = run(sb, tmp_path, private, "--variant", "shipments", "--save-captures", str(captures))
     seeded = next(r for r in records if r["kind"] == "seeded")
     clean = next(r for r in records if r["kind"] == "clean")
     assert all(r["variant"] == "shipments" and r["layer"] == "private-seeds" and r["schema"] == 4
@@ -82,6 +82,7 @@ def test_a_variant_is_published_renamed_and_scored_on_the_canonical_lines(
     assert (by_n[5]["pushed_path"], by_n[5]["pushed_line"]) == ("ui/Profile.tsx", 7)
     assert by_n[4]["symbol"] == "RETURNED"  # the structural marker's symbol is renamed with the code
     assert clean["clean_false_positives"] == 3  # the script says the same on the clean twin
+    assert "opened PR #1 (variant shipments)" in out
     # What was pushed: the renamed files at the canonical lines, on both PRs.
     for kind, sql in (("seeded", "'{shipment_id}'"), ("clean", "(shipment_id,)")):
         capture = json.loads(next(captures.glob(f"*-{kind}-1.json")).read_text())

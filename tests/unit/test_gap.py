@@ -111,6 +111,8 @@ def test_the_report_and_the_job_summary_show_the_gap() -> None:
     summary = job_summary(records, 0)
     assert "### Public vs private, canonical vs variant" in summary
     assert "does better on the public corpus than on private code" in summary
+    assert "corpus `0123456789abcdef`, layer `ours`, outcome" in summary  # the private PR's detail line
+    assert "corpus `0123456789abcdef`, outcome" in summary  # a packaged, canonical one says nothing new
 
 
 def test_a_history_without_private_stacks_or_variants_renders_as_before() -> None:
