@@ -17,6 +17,7 @@ from redline_canary.commands import _validate as validate
 from redline_canary.commands._options import gate_options
 from redline_canary.corpus.model import CorpusData
 from redline_canary.corpus.severity import SEVERITY_NAMES, Severity
+from redline_canary.corpus.variants import AUTO, NONE, choose_variant, parse_variants
 from redline_canary.errors import BadInput
 from redline_canary.report.text import inert_line
 from redline_canary.review.profiles import PROFILES
@@ -27,7 +28,7 @@ from redline_canary.score.acknowledgements import parse as parse_acknowledgement
 from redline_canary.score.record import MODES
 from redline_canary.score.verdict import GateOptions
 
-_KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login"}
+_KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login", "variant"}
 # Gate options a target may set for itself (the action inputs and `run` flags of the same names).
 GATE_KEYS = ("floor", "min-recall", "require-citation", "blocker-gate", "baseline", "acknowledgements")
 
@@ -125,6 +126,16 @@ def read_targets_arg(value: str) -> tuple[str, str]:
         raise BadInput(f"{value}: cannot read targets ({exc.__class__.__name__})") from None
 
 
+def check_variant(corpus: CorpusData, stack: str, value: str, where: str) -> None:
+    """``auto``, ``none`` or one of the stack's variant ids (docs/corpus.md#variants)."""
+    variants, _problems = parse_variants(corpus, stack)
+    try:
+        choose_variant(value, variants, "check", stack)
+    except ValueError:
+        known = ", ".join([AUTO, NONE, *sorted(variants)])
+        raise BadInput(f"{where}: stack {stack} has no variant {validate.show(value)} (known: {known})") from None
+
+
 def parse_targets(items: list[Any], source: str, corpus: CorpusData,
                   known_profiles: Collection[str] | None = None) -> list[Target]:
     """Validate every target (key paths in errors); ``known_profiles`` adds --profiles names."""
@@ -166,8 +177,12 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData,
         for j, name in enumerate(logins):
             validate.login(name, f"{where}.login[{j}]")
         gate_keys = tuple((k, item[k]) for k in GATE_KEYS if k in item)
+        raw = item.get("variant")  # "" = the run's --variant, as a matrix passes an unset key
+        variant = validate.optional_choice_string(None if raw == "" else raw, f"{where}.variant")
+        if variant is not None:
+            check_variant(corpus, item["stack"], variant, f"{where}.variant")
         targets.append(Target(item["repo"], item["stack"], reviewer, base or None,
-                              mode, prefix or "", tuple(logins), gate_keys, where))
+                              mode, prefix or "", tuple(logins), gate_keys, where, variant=variant))
     # One repo and stack per run: branch names, gate keys and the history identity are
     # (run, repo, stack, kind, attempt), so a second reviewer there would collide.
     seen: dict[tuple[str, str], int] = {}

@@ -21,6 +21,7 @@ from redline_canary.commands._options import (
 )
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import (
+    check_variant,
     load_acknowledgements,
     load_targets_text,
     parse_targets,
@@ -51,6 +52,7 @@ MAX_CONFIRM = 10  # the janitor recognises attempts up to 50; 10 re-runs is alre
 def register(sub: Any) -> None:
     p = sub.add_parser("run", help="open seeded and clean PRs, wait for the reviewer, score, clean up")
     add_target_options(p)
+    add_default_flag(p, "--variant")  # a target's own "variant" key wins (docs/corpus.md#variants)
     p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
     add_app_options(p)
     p.add_argument("--run-id", help="unique id of this run (default: GITHUB_RUN_ID or a timestamp)")
@@ -165,6 +167,9 @@ class RunOptions:
         targets = resolve_targets(args, corpus, env, profiles)
         for stack in sorted({t.stack for t in targets}):
             require_stack(corpus, stack)
+        for t in targets:
+            check_variant(corpus, t.stack, t.variant or args.variant,
+                          f"{t.where}.variant" if t.variant else "--variant")
         today = utc_now_iso()[:10]
         rules = gate_options(floor=parse_floor(args.floor), min_recall=args.min_recall,
                              require_citation=args.require_citation, blocker_gate=args.blocker_gate,
@@ -180,7 +185,7 @@ class RunOptions:
             window=args.window, floor=parse_floor(args.floor),
             gate=rules, confirm=args.confirm, baseline_history=tuple(past),
             save_captures=Path(args.save_captures) if args.save_captures else None,
-            profiles=profiles,
+            profiles=profiles, variant=args.variant,
         )
         return cls(tuple(targets), corpus, cycle, args.api_url, Path(args.history) if args.history else None,
                    args.parallel, args.budget_share, args.dry_run, args.json,

@@ -49,6 +49,8 @@ def target_dict(t: Target) -> dict[str, Any]:
         out["prefix"] = t.prefix
     if t.logins:
         out["login"] = list(t.logins)
+    if t.variant:
+        out["variant"] = t.variant  # a matrix job must publish what its target asked for
     out.update(dict(t.gate_keys))  # the target's own gate options travel with it to its job
     return out
 

@@ -63,6 +63,14 @@ class CorpusData:
     has_adjudications: bool = False
     imported: Any = None  # redline-import.yml (the side table of a Redline import), parsed
     has_import_table: bool = False
+    # stacks/<stack>.yml, parsed: each stack's manifest (its variants table, docs/corpus.md#variants)
+    manifests: dict[str, Any] = field(default_factory=dict)
+    # Which corpus layer the stacks came from: "packaged" for the shipped corpus, else the
+    # private folder's label (records carry it, so the report can set public against private).
+    layer: str = "packaged"
+
+    def layer_of(self, stack: str) -> str:
+        return self.layer
 
     @property
     def stacks(self) -> list[str]:
@@ -128,6 +136,7 @@ class StackView:
     parsed: dict[str, ParsedFile]
     trailing_newline: dict[str, bool]
     problems: list[Problem]
+    layer: str = "packaged"  # the corpus layer the stack came from (CorpusData.layer_of)
 
     @property
     def markers(self) -> list[Marker]:
@@ -154,7 +163,7 @@ def view(corpus: CorpusData, stack: str, kind: str) -> StackView:
         parsed[rel] = pf
         newline[rel] = data.endswith(b"\n")
         problems.extend(Problem(shown, p.line, p.message) for p in pf.problems)
-    return StackView(stack, kind, parsed, newline, problems)
+    return StackView(stack, kind, parsed, newline, problems, corpus.layer_of(stack))
 
 
 def publish(
@@ -242,8 +251,14 @@ def lint(corpus: CorpusData) -> list[Problem]:
     """Every lint problem (docs/corpus.md#lint), all at once, in a stable order."""
     problems = list(corpus.problems)
     problems += lint_terms(corpus.rules, corpus.display_rules())
+    from redline_canary.corpus.variants import lint_variants  # variants lint a renamed stack with lint_stack
+
     for stack in corpus.stacks:
         problems += lint_stack(corpus, stack)
+        problems += lint_variants(corpus, stack)
+    problems += [Problem(f"{corpus.label}/stacks/{stack}.yml" if corpus.label else f"stacks/{stack}.yml", 1,
+                         f"manifest of a stack that does not exist ({stack!r})")
+                 for stack in sorted(set(corpus.manifests) - set(corpus.files))]
     problems += lint_audit_files(corpus)
     problems += _import_table_shape(corpus)
     return problems

@@ -20,6 +20,7 @@ from redline_canary.corpus.model import (
     lint_stack,
     parse_rules,
 )
+from redline_canary.corpus.variants import lint_variants
 from redline_canary.errors import BadInput
 
 _SKIP_NAMES = {"README.md", ".DS_Store"}
@@ -52,6 +53,17 @@ def default_corpus_dir() -> Path:
     if packaged.is_dir():
         return packaged
     return package.parent / "seeds"
+
+
+def corpus_layer(base: Path) -> str:
+    """"packaged" for the corpus that ships with the tool, else the folder's name: the label
+    records carry so the report can set the public corpus against private code."""
+    try:
+        if base.resolve() == default_corpus_dir().resolve():
+            return "packaged"
+    except OSError:
+        pass
+    return base.resolve().name or "private"
 
 
 def load_corpus(root: Path | str | None = None) -> CorpusData:
@@ -91,7 +103,8 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
                 stack_files[kind][rel] = _read_bytes(path)
     if not files:
         raise BadInput(f"{label}: no stacks under seeded/ or clean/")
-    corpus = CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems)
+    corpus = CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems,
+                        layer=corpus_layer(base))
     rubric_path, log_path = base / RUBRIC_FILE, base / ADJUDICATIONS_FILE
     if rubric_path.is_file():
         corpus.rubric = _read_bytes(rubric_path).decode("utf-8", errors="replace")
@@ -102,6 +115,14 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
             problems.append(Problem(str(log_path), line, "not valid YAML"))
+    manifests = base / "stacks"
+    if manifests.is_dir():
+        for path in sorted(manifests.glob("*.yml")):
+            try:
+                corpus.manifests[path.stem] = yaml.safe_load(_read_bytes(path).decode("utf-8"))
+            except (yaml.YAMLError, UnicodeDecodeError) as exc:
+                line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
+                problems.append(Problem(str(path), line, "not valid YAML"))
     import_path = base / IMPORT_TABLE
     if import_path.is_file():
         try:
@@ -122,7 +143,7 @@ def require_known_stack(corpus: CorpusData, stack: str) -> None:
 def require_stack(corpus: CorpusData, stack: str) -> None:
     """The stack exists and lints clean: a broken answer key would give wrong numbers."""
     require_known_stack(corpus, stack)
-    problems = corpus.problems + lint_stack(corpus, stack)
+    problems = corpus.problems + lint_stack(corpus, stack) + lint_variants(corpus, stack)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise BadInput(f"{problems[0]}{more}: fix the corpus first (redline-canary corpus lint)")

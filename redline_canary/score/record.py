@@ -21,13 +21,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
+from redline_canary.corpus.variants import CANONICAL  # a record before schema 4 published the canonical files
 from redline_canary.score.record_schema import RecordProblem, record_problem, shape_problem
 
 if TYPE_CHECKING:  # verdict imports this module; the gate rule's type is only named here
     from redline_canary.score.verdict import BlockerGate
 
-# 2: blocker_found, per-seed evidence, marker extents; 3: found = on topic at >= floor, sites, gate rule
-CURRENT_SCHEMA = 3
+# 2: blocker_found, per-seed evidence, marker extents; 3: found = on topic at >= floor, sites, gate rule;
+# 4: the corpus layer and the variant id every record is measured on
+CURRENT_SCHEMA = 4
+PACKAGED = "packaged"  # the layer of the corpus that ships with the tool (and of every record before 4)
 
 # The closed sets a record's values come from (``record_schema.FIELDS`` holds a record read
 # from JSON to the same values). A value from outside (a flag, a manifest, a targets file)
@@ -285,6 +288,8 @@ class Record(_Object):
     reviewer: str
     mode: Mode
     corpus_fingerprint: str
+    layer: str = PACKAGED  # schema 4: the corpus layer the stack came from
+    variant: str = CANONICAL  # schema 4: the variant published (docs/corpus.md#variants)
     outcome: Outcome
     notice: str | None = None
     findings: int | None = None  # None: not recorded (older writers)
@@ -320,8 +325,9 @@ class Record(_Object):
 
     KEYS: ClassVar[tuple[str, ...]] = (
         "schema", "run_id", "attempt", "recorded_at", "repo", "stack", "kind", "pr", "reviewer", "mode",
-        "corpus_fingerprint", "outcome", "notice", "findings", "markers", "caught", "undercalled", "missed",
-        "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall", "recall_ci95", "blocker_recall",
+        "corpus_fingerprint", "layer", "variant", "outcome", "notice", "findings", "markers", "caught",
+        "undercalled", "missed", "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall",
+        "recall_ci95", "blocker_recall",
         "blocker_recall_ci95", "blocker_found", "blocker_found_ci95", "by_severity", "caught_seeds",
         "undercalled_seeds", "missed_seeds", "unmatched_findings", "clean_false_positives",
         "clean_findings_below_floor", "gate", "tool_version", "timings", "api_requests",
@@ -331,8 +337,9 @@ class Record(_Object):
                                                     "baseline", "cited_prefix"})
     _PLAIN: ClassVar[tuple[str, ...]] = (
         "schema", "run_id", "attempt", "recorded_at", "repo", "stack", "kind", "pr", "reviewer", "mode",
-        "corpus_fingerprint", "outcome", "notice", "findings", "markers", "caught", "undercalled", "missed",
-        "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall", "blocker_recall", "blocker_found",
+        "corpus_fingerprint", "layer", "variant", "outcome", "notice", "findings", "markers", "caught",
+        "undercalled", "missed", "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall",
+        "blocker_recall", "blocker_found",
         "clean_false_positives", "clean_findings_below_floor", "tool_version",
     )
 

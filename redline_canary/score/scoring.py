@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from redline_canary.corpus.publication import PublishedMarker
 from redline_canary.corpus.severity import SCALE, Severity
 from redline_canary.corpus.topics import NO_TOPICS, TopicIndex
+from redline_canary.corpus.variants import CANONICAL
 from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
 from redline_canary.score.defaults import default
@@ -19,6 +20,7 @@ from redline_canary.score.matching import DEFAULT_WINDOW, Assignment, CitesRule,
 from redline_canary.score.record import (
     CURRENT_SCHEMA,
     KINDS,
+    PACKAGED,
     Counts,
     Evidence,
     Gate,
@@ -265,6 +267,8 @@ class RecordMeta:
     reviewer: str = ""
     mode: Mode | None = None
     corpus_fingerprint: str = ""
+    layer: str = ""  # evaluate fills it from the corpus (CorpusData.layer_of)
+    variant: str = CANONICAL  # the variant id the PR published (docs/corpus.md#variants)
     attempt: int = 1
     pr: int | None = None
     timings: Mapping[str, float] | None = None
@@ -294,6 +298,8 @@ def build_record(score: Score, meta: RecordMeta) -> Record:
         reviewer=meta.reviewer,
         mode=meta.mode,
         corpus_fingerprint=meta.corpus_fingerprint,
+        layer=meta.layer or PACKAGED,
+        variant=meta.variant,
         outcome=score.outcome,
         notice=score.notice,
         findings=len(score.findings),
