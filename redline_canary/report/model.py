@@ -99,7 +99,7 @@ class Measurement:
     seed_levels: Mapping[int, tuple[str, str]] = field(default_factory=dict)
     acknowledged: tuple[int, ...] = ()  # BLOCKERs missed but acknowledged (they did not fail the gate)
     found: Rate | None = None  # seeded and scored only: BLOCKERs found (the gate's number)
-    layer: str = "packaged"  # the corpus layer and the variant the PR was measured on (schema 4)
+    layer: str = "packaged"  # the corpus layer and the variant the PR was measured on (written when used)
     variant: str = "canonical"
 
     @property

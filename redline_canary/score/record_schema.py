@@ -104,8 +104,8 @@ FIELDS: dict[str, Kind] = {
     "reviewer": _k("string"),
     "mode": _k(enum=("blind", "marked")),
     "corpus_fingerprint": _k("string", pattern=r"^[0-9a-f]{16}$"),
-    "layer": _k("string", min_length=1),  # schema 4
-    "variant": _k("string", pattern=r"^[a-z0-9][a-z0-9-]{0,31}$"),  # schema 4
+    "layer": _k("string", min_length=1),  # schema 3, when used
+    "variant": _k("string", pattern=r"^[a-z0-9][a-z0-9-]{0,31}$"),  # schema 3, when used
     "outcome": _k(enum=("scored", "silent", "error", "cancelled")),
     "notice": _k("string", "null"),
     "findings": COUNT,

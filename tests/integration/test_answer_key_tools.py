@@ -117,7 +117,7 @@ def test_findings_json_scores_like_a_capture_with_evidence_and_blocker_found(cor
               "seeded", "--reviewer-name", "alice", "--json")
     assert res.returncode == 1, res.stderr  # SQL injection found but rated high (CRITICAL): gate fails
     record = json.loads(res.stdout)
-    assert record["schema"] == 4 and record["reviewer"] == "alice"
+    assert record["schema"] == 3 and record["reviewer"] == "alice"
     assert record["blocker_recall"] == 0.3333 and record["blocker_found"] == 0.6667  # of 3 BLOCKERs
     under = record["undercalled_seeds"][0]
     assert under["n"] == 2

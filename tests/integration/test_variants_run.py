@@ -74,7 +74,7 @@ def test_a_variant_is_published_renamed_and_scored_on_the_canonical_lines(
     _code, records, out = run(sb, tmp_path, private, "--variant", "shipments", "--save-captures", str(captures))
     seeded = next(r for r in records if r["kind"] == "seeded")
     clean = next(r for r in records if r["kind"] == "clean")
-    assert all(r["variant"] == "shipments" and r["layer"] == "private-seeds" and r["schema"] == 4
+    assert all(r["variant"] == "shipments" and r["layer"] == "private-seeds" and r["schema"] == 3
                for r in records), records
     assert {s["n"] for s in seeded["caught_seeds"]} == {1, 2, 5}
     by_n = {s["n"]: s for s in seeded["caught_seeds"] + seeded["missed_seeds"]}
@@ -109,7 +109,7 @@ def test_auto_picks_from_the_run_id_and_none_publishes_the_canonical_files(
         {"path": "app.py", "line": 10, "body": "[BLOCKER] SQL injection: order_id is interpolated into SQL"},
     ])]))
     _code, records, _ = run(sb, tmp_path, private)  # the default is none
-    assert {r["variant"] for r in records} == {"canonical"}
+    assert {r.get("variant", "canonical") for r in records} == {"canonical"}  # written only when used
     seeded = next(r for r in records if r["kind"] == "seeded")
     assert [s["n"] for s in seeded["caught_seeds"]] == [2]
     # auto: a hash of the run id picks the same publication every time for one run id.
@@ -157,12 +157,12 @@ def test_a_blind_audit_of_a_variant_exports_and_scores_with_the_same_renames(tmp
                                    "title": "SQL injection", "body": "search text concatenated into SQL"}]))
     scored = json.loads(cli_main("score", "--findings", str(review), "--stack", "go", "--kind", "seeded",
                                  "--variant", "papers", "--json").stdout)
-    assert scored["variant"] == "papers" and scored["layer"] == "packaged"
+    assert scored["variant"] == "papers" and "layer" not in scored  # the packaged layer is not written
     assert [s["n"] for s in scored["caught_seeds"]] == [sql["n"]]
     # Scored against the canonical files instead, the renamed path matches no marker.
     canonical = json.loads(cli_main("score", "--findings", str(review), "--stack", "go", "--kind", "seeded",
                                     "--json").stdout)
-    assert canonical["variant"] == "canonical" and canonical["caught"] == 0
+    assert "variant" not in canonical and canonical["caught"] == 0
 
 
 def test_a_targets_variant_key_travels_into_the_workflow_matrix(private: Path) -> None:

@@ -1,4 +1,4 @@
-"""The public/private and canonical/variant gap (docs/corpus.md#the-gap), and the schema-4 keys it reads."""
+"""The public/private and canonical/variant gap (docs/corpus.md#the-gap), and the layer and variant keys it reads."""
 
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ _SEV = ("BLOCKER", "CRITICAL", "MAJOR", "MINOR", "INFO")
 def seeded(run_id: str, *, caught: int, markers: int, blockers: tuple[int, int], reviewer: str = "bot",
            layer: str | None = None, variant: str | None = None, stack: str = "go",
            day: int = 1) -> Record:
-    """A schema-4 seeded record: ``blockers`` = (found, BLOCKER markers)."""
+    """A seeded record: ``blockers`` = (found, BLOCKER markers)."""
     found, n_b = blockers
     by_sev: dict[str, Any] = {s: {"markers": 0, "caught": 0, "undercalled": 0, "missed": 0} for s in _SEV}
     by_sev["BLOCKER"] = {"markers": n_b, "caught": found, "undercalled": 0, "missed": n_b - found}
-    doc: dict[str, Any] = {"schema": 4, "run_id": run_id, "reviewer": reviewer, "stack": stack,
+    doc: dict[str, Any] = {"schema": 3, "run_id": run_id, "reviewer": reviewer, "stack": stack,
                            "recorded_at": f"2026-11-{day:02d}T10:00:00Z", "markers": markers, "caught": caught,
                            "missed": markers - caught, "by_severity": by_sev, "blocker_found": found / n_b}
     if layer is not None:
