@@ -205,15 +205,21 @@ class GitHubClient(ApiSession):
             self._create_or_move_ref(repo, branch, commit)
             return commit
 
-    def _ref_sha(self, repo: str, branch: str) -> str | None:
+    def _ref_sha(self, repo: str, branch: str, policy: RetryPolicy | None = None) -> str | None:
         try:
             data = self._get("/repos/{owner}/{repo}/git/ref/{ref}",
-                             self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}"))
+                             self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}"), policy=policy)
         except ApiFailure as exc:
             if exc.status == 404:
                 return None
             raise
         return _dig(data, "object", "sha")
+
+    def branch_exists(self, repo: str, branch: str, *, policy: RetryPolicy | None = None) -> bool:
+        """Whether ``branch`` exists (a read, Contents: Read): teardown asks before it reports a
+        branch it could not delete, since a push refused before its ref was made left none."""
+        with self._infra(f"{repo}: read {branch}"):
+            return self._ref_sha(repo, branch, policy) is not None
 
     def _create_or_move_ref(self, repo: str, branch: str, sha: str) -> None:
         def moved(current: str | None) -> bool | None:
