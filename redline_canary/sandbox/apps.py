@@ -178,6 +178,15 @@ class AppRegistry:
     def installation_for(self, app: RegisteredApp, full_name: str) -> Installation | None:
         return next((i for i in self.installations.values() if i.app_id == app.id and i.covers(full_name)), None)
 
+    def revoke(self, owner: str | None) -> int:
+        """Expire every live token of ``owner``'s installations (all when None) now."""
+        now, live = self.clock(), 0
+        for issued in self._tokens.values():
+            account = self.installations[issued.installation].account.login.lower()
+            if issued.expires_at > now and (owner is None or account == owner.lower()):
+                issued.expires_at, live = now, live + 1
+        return live
+
     def issue_token(self, inst: Installation) -> tuple[str, float]:
         token = "ghs_" + "".join(secrets.choice(_ALPHABET) for _ in range(36))
         expires = self.clock() + self.token_lifetime

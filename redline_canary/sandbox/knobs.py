@@ -248,6 +248,13 @@ class SandboxKnobs:
         with self.app.lock:
             self.app.apps.token_lifetime = seconds
 
+    def revoke_installation_tokens(self, owner: str | None = None) -> int:
+        """Make every installation token issued so far (for ``owner``'s installation, or all)
+        answer 401 "Bad credentials" from now on, as a revoked or early-expired token does on
+        GitHub; returns how many were live. New tokens work as before."""
+        with self.app.lock:
+            return self.app.apps.revoke(owner)
+
     def issued_tokens(self) -> list[str]:
         """Every installation token issued, oldest first: what a test greps outputs for."""
         with self.app.lock:
