@@ -234,6 +234,11 @@ class InstallationTokens:
         """Owners are case-insensitive on GitHub; one installation (and one budget) per owner."""
         return repo.partition("/")[0].lower()
 
+    def know_installation(self, repo: str, installation: int) -> None:
+        """The installation covering ``repo``, already read (``doctor``): not asked again."""
+        with self._lock:
+            self._installations.setdefault(self.owner_key(repo), installation)
+
     def token(self, repo: str) -> str:
         owner = self.owner_key(repo)
         with self._lock:

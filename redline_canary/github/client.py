@@ -67,6 +67,23 @@ class GitHubClient(ApiSession):
                                      self._repo_url(repo, path.format(n=number)), params={"per_page": PER_PAGE})
                 for channel, path in CHANNEL_PATHS.items()}
 
+    # --- doctor, as a GitHub App: the JWT's reads, then the installation token's ------
+    def app_answer(self) -> Answer:
+        """The App the JWT proves; a 401 means the id, the key or the clock is wrong."""
+        return self._probe("/app", "/app")
+
+    def installation_answer(self, repo: str) -> Answer:
+        """The installation covering ``repo``: its permissions and repository selection."""
+        return self._probe("/repos/{owner}/{repo}/installation", self._repo_url(repo, "installation"))
+
+    def app_installations_answer(self) -> Answer:
+        """Page 1 of the App's installations: whether an owner has one that leaves a repository out."""
+        return self._probe("/app/installations", "/app/installations", params={"per_page": PER_PAGE})
+
+    def installation_repositories_answer(self) -> Answer:
+        """Page 1 of the repositories an installation token reaches (selected or all)."""
+        return self._probe("/installation/repositories", "/installation/repositories", params={"per_page": PER_PAGE})
+
     # --- reads --------------------------------------------------------------------
     def repository(self, repo: str) -> dict[str, Any]:
         with self._infra(f"{repo}", not_found_is_config=True):

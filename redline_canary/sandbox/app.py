@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from redline_canary.sandbox import api
-from redline_canary.sandbox.apps import AppRegistry, Principal
+from redline_canary.sandbox.apps import NOT_AN_INSTALLATION, AppRegistry, Principal
 from redline_canary.sandbox.limits import NO_RESPONSE, Fault, RateWindow, RequestRecord, SecondaryLimit
 from redline_canary.sandbox.model import DOCS, ApiError, User
 from redline_canary.sandbox.render import Renderer
@@ -405,7 +405,10 @@ def _expiry(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
 
 
-APP_ROUTES = frozenset({"/repos/{owner}/{repo}/installation", "/app/installations/{installation_id}/access_tokens"})
+# The routes only the App's JWT opens (doctor reads the first two; a run uses the last two).
+APP_ROUTES = frozenset({"/app", "/app/installations", "/repos/{owner}/{repo}/installation",
+                        "/app/installations/{installation_id}/access_tokens"})
+INSTALLATION_ROUTES = frozenset({"/installation/repositories"})  # an installation token only
 
 
 def _app_scope(template: str, full_name: str | None, principal: Principal | None) -> ApiError | None:
@@ -415,6 +418,8 @@ def _app_scope(template: str, full_name: str | None, principal: Principal | None
         if principal is None or principal.installation is not None:
             return ApiError(401, "A JSON web token could not be decoded", doc=DOCS)
         return None
+    if template in INSTALLATION_ROUTES and (principal is None or principal.installation is None):
+        return ApiError(403, NOT_AN_INSTALLATION, doc=DOCS)
     if principal is None:
         return None
     if principal.installation is None or template == "/user":

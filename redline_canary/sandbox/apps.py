@@ -49,6 +49,9 @@ EXP_TOO_FAR = "'Expiration time' claim ('exp') is too far in the future"
 EXP_PAST = ("'Expiration time' claim ('exp') must be a numeric value representing the future time at which "
             "the assertion expires")
 IAT_BAD = "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued"
+# *reported* wording for a request to an installation-only route without an installation token
+NOT_AN_INSTALLATION = ("You must authenticate with an installation access token in order to list repositories "
+                       "for an installation.")
 _ALPHABET = string.ascii_letters + string.digits
 
 
@@ -58,6 +61,8 @@ class RegisteredApp:
     slug: str
     public_key: rsa.RSAPublicKey
     bot: User  # "<slug>[bot]": who an installation token's writes are by
+    owner: User | None = None  # who made the App (GET /app's ``owner``)
+    created_at: float = 0.0
 
 
 @dataclass
@@ -109,12 +114,13 @@ class AppRegistry:
     def active(self) -> bool:
         return bool(self.apps)
 
-    def register(self, app_id: int, public_key_pem: str | bytes, bot: User, slug: str) -> RegisteredApp:
+    def register(self, app_id: int, public_key_pem: str | bytes, bot: User, slug: str,
+                 owner: User | None = None) -> RegisteredApp:
         pem = public_key_pem.encode() if isinstance(public_key_pem, str) else public_key_pem
         key = serialization.load_pem_public_key(pem)
         if not isinstance(key, rsa.RSAPublicKey):
             raise ValueError("a GitHub App's key is RSA")
-        app = RegisteredApp(app_id, slug, key, bot)
+        app = RegisteredApp(app_id, slug, key, bot, owner, self.clock())
         self.apps[app_id] = app
         return app
 
@@ -220,6 +226,28 @@ def render_installation(inst: Installation, app: RegisteredApp, api: str, html: 
         "single_file_paths": [],
         "suspended_by": None,
         "suspended_at": None,
+    }
+
+
+def render_app(app: RegisteredApp, html: str, owner: dict[str, Any] | None, installations: int) -> dict[str, Any]:
+    """``GET /app``: the App its JWT proves, in the key order of GitHub's documented example;
+    the keys the OpenAPI ``integration`` schema requires (tests/data/github-fixtures), plus
+    ``installations_count``, which GitHub sends only to the App asking about itself."""
+    return {
+        "id": app.id,
+        "slug": app.slug,
+        "client_id": f"Iv1.{app.id:016x}",
+        "node_id": f"A_kwDO{app.id:08d}",
+        "owner": owner,
+        "name": app.slug.replace("-", " ").title(),
+        "description": "",
+        "external_url": f"{html}/{app.slug}",
+        "html_url": f"{html}/apps/{app.slug}",
+        "created_at": iso(app.created_at),
+        "updated_at": iso(app.created_at),
+        "permissions": dict(DEFAULT_PERMISSIONS),
+        "events": [],
+        "installations_count": installations,
     }
 
 

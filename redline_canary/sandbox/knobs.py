@@ -229,8 +229,9 @@ class SandboxKnobs:
         tokens act as ``<slug>[bot]``. From then on JWTs and ``ghs_`` tokens are understood."""
         with self.state.lock:
             bot = self.state.ensure_user(f"{slug}[bot]", type="Bot")
+            owner = self.state.viewer
         with self.app.lock:
-            self.app.apps.register(app_id, public_key_pem, bot, slug)
+            self.app.apps.register(app_id, public_key_pem, bot, slug, owner)
 
     def install_app(self, app_id: int, owner: str, *, repos: Iterable[str] | None = None,
                     permissions: Mapping[str, str] | None = None) -> int:
