@@ -53,6 +53,7 @@ IAT_BAD = "'Issued at' claim ('iat') must be an Integer representing the time th
 NOT_AN_INSTALLATION = ("You must authenticate with an installation access token in order to list repositories "
                        "for an installation.")
 _ALPHABET = string.ascii_letters + string.digits
+_LEVELS = {"read": 1, "write": 2, "admin": 3}
 
 
 @dataclass
@@ -73,6 +74,21 @@ class Installation:
     repos: frozenset[str] | None  # lower-cased full names; None = all of the account's repositories
     permissions: dict[str, str]
     created_at: float
+
+    def denies(self, perm: str | None) -> bool:
+        """Whether this installation lacks what a route needs (``perm`` in GitHub's header
+        syntax: ``;`` between alternatives, ``,`` joining needs); ``metadata: read`` is
+        always granted, as on GitHub. GitHub then answers 403 "Resource not accessible by
+        integration"."""
+        if not perm:
+            return False
+        granted = {**self.permissions, "metadata": self.permissions.get("metadata") or "read"}
+        for alternative in perm.split(";"):
+            needs = [p.strip().partition("=") for p in alternative.split(",") if p.strip()]
+            if all(_LEVELS.get(granted.get(name.strip(), ""), 0) >= _LEVELS.get(level.strip(), 1)
+                   for name, _, level in needs):
+                return False
+        return True
 
     def covers(self, full_name: str) -> bool:
         owner = full_name.partition("/")[0].lower()

@@ -62,3 +62,30 @@ def test_a_branch_that_exists_and_cannot_be_deleted_is_still_reported_left(tmp_p
     assert len(left) == 1, out
     assert code == 2, out
     assert f"branch(es) {left[0]}" in out and "janitor --repo acme/canary-mini" in out
+
+
+def test_an_app_installation_without_contents_write_is_refused_the_same_way(tmp_path: Path) -> None:
+    """The installation grants contents: read only: GitHub answers the push 403 "Resource not
+    accessible by integration"; the run names the permission and claims no branch."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    key_file = tmp_path / "app.pem"
+    key_file.write_text(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()).decode())
+    with Sandbox(token=TOKEN) as sb:
+        sb.register_app(4242, key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode())
+        sb.create_repo(REPO, topics=[CANARY_TOPIC])
+        sb.install_app(4242, "acme", permissions={"contents": "read", "pull_requests": "write", "issues": "write"})
+        done = cli("run", "--api-url", sb.url, "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS),
+                   "--history", "", "--run-id", "refused2", "--app-id", "4242", "--app-private-key", str(key_file),
+                   *FAST, env={**ENV, "GITHUB_TOKEN": ""})
+        assert sb.branches(REPO) == ["main"]
+        assert_no_canary_left(sb, REPO)
+    out = done.stdout + done.stderr
+    assert done.returncode == 2, out
+    assert "the token lacks a permission this needs: contents=write (GitHub: Resource not accessible by integration)" \
+        in out
+    assert "teardown incomplete" not in out and "janitor" not in out
