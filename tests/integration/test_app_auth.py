@@ -203,6 +203,31 @@ def test_a_token_refused_after_its_refresh_is_an_auth_error_not_a_loop(
     assert "GitHub answered 401 Bad credentials" in err
 
 
+def test_targets_refused_together_share_one_refresh(key: rsa.RSAPrivateKey) -> None:
+    """Eight targets of one owner see the same revoked token at once: one new token, not eight."""
+    with _app_sandbox(key, owners=("acme",)) as sb:
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, transport=sb.transport())
+        stale = tokens.token("acme/canary-mini")
+        sb.revoke_installation_tokens("acme")
+        start = threading.Barrier(8)
+        got: list[str] = []
+
+        def refused() -> None:
+            start.wait()
+            got.append(tokens.refresh("acme/canary-mini", stale))
+
+        threads = [threading.Thread(target=refused) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(got) == 8 and len(set(got)) == 1 and stale not in got
+        assert tokens.fetched == 2 and len(sb.issued_tokens()) == 2
+        with _http(sb, got[0]) as fresh, _http(sb, stale) as old:
+            assert fresh.get("/repos/acme/canary-mini").status_code == 200
+            assert old.get("/repos/acme/canary-mini").status_code == 401
+
+
 def test_the_installation_token_is_refreshed_before_it_expires(key: rsa.RSAPrivateKey) -> None:
     wall = Wall()
     with _app_sandbox(key, clock=wall) as sb:
