@@ -207,6 +207,8 @@ def _token(facts: DoctorFacts) -> Check:
         kind = inert_line(str(user.body.get("type") or "User"))
         return Check("token", "ok", f"valid: it belongs to {login} ({kind})")
     if user.status == 403 and "integration" in user.message.lower():
+        if facts.app is not None:
+            return Check("token", "ok", "valid: the installation token bought above")
         return Check("token", "ok", "valid: an integration token (GitHub App installation or Actions "
                      "GITHUB_TOKEN); whose it is cannot be read")
     if user.status == 401:

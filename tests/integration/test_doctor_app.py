@@ -105,7 +105,7 @@ def test_an_app_installed_with_what_a_run_needs_passes_every_check(key: rsa.RSAP
     assert lines["repository access"] == f"OK all repositories of acme, {REPO} included"
     assert lines["installation token"].startswith("OK bought (POST /app/installations/{id}/access_tokens")
     # the usual checks, read with the installation token as the run will
-    assert lines["token"].startswith("OK valid: an integration token")
+    assert lines["token"] == "OK valid: the installation token bought above"
     assert lines["repository"] == f"OK {REPO} (public)" and lines["topic"].startswith("OK ")
     assert lines["check runs"].startswith("OK readable")
     assert out.rstrip().endswith("no blocking problem")
