@@ -282,6 +282,7 @@ def test_dry_run_as_an_app_shows_the_installation_and_its_permissions(tmp_path: 
 
 @pytest.mark.parametrize(("given", "message"), [
     ({"app-id": str(APP_ID)}, "app-id is given without app-private-key"),
+    ({"app-id": "my-app", "app-private-key": "-----BEGIN RSA PRIVATE KEY-----"}, "app-id must be the App's numeric"),
     ({"app-private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEsecretbody\n-----END RSA PRIVATE KEY-----"},
      "app-private-key is given without app-id"),
 ])
