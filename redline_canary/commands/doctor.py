@@ -4,6 +4,9 @@
 takes them) reads the token, the repository, its default branch, the label, check runs
 and recent PRs, and prints one line per check. Exit 2 when a check fails (the run would
 trip over it), 0 otherwise; ``--json`` prints the same as one JSON object per target.
+With GitHub App credentials it first checks the App, its installation, the installation's
+permissions and repository selection, and buys the installation token the reads then use
+(docs/github.md#91-doctor-as-a-github-app).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from redline_canary.commands import _validate as validate
@@ -20,13 +24,14 @@ from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import load_targets_text, parse_targets, read_targets_arg
 from redline_canary.corpus.model import CorpusData, view
 from redline_canary.errors import BadInput, combine_exit_codes, doctor_exit_code
+from redline_canary.github.app_auth import Credentials, InstallationTokens, add_app_options
 from redline_canary.github.client import GitHubClient
 from redline_canary.github.clock import wall_now
-from redline_canary.github.doctor import gather
-from redline_canary.github.doctor_checks import as_json, checklist, render_text
-from redline_canary.github.transport import token_from_env, validate_api_url
+from redline_canary.github.doctor import gather, gather_app
+from redline_canary.github.doctor_checks import Answer, DoctorFacts, as_json, checklist, render_text
+from redline_canary.github.transport import validate_api_url
 from redline_canary.report.text import json_text
-from redline_canary.review.profiles import get_profile
+from redline_canary.review.profiles import Profile, get_profile
 from redline_canary.run.corpus_files import load_corpus, require_known_stack
 from redline_canary.run.cycle import LABEL
 
@@ -34,7 +39,9 @@ from redline_canary.run.cycle import LABEL
 def register(sub: Any) -> None:
     p = sub.add_parser("doctor", help="check, by reading only, that a canary run can work on a repository",
                        description="Read the token, the repository, its default branch, the label, check runs "
-                       "and recent PRs; print one line per check with the fix for each failure. Writes nothing. "
+                       "and recent PRs; print one line per check with the fix for each failure. Writes nothing "
+                       "(as a GitHub App: the App, its installation, permissions and repository selection, and one "
+                       "installation-token POST, docs/github.md#91-doctor-as-a-github-app). "
                        "Exit 2 on a blocking problem, 0 otherwise.")
     p.add_argument("--repo", help="canary repository OWNER/REPO")
     p.add_argument("--reviewer", default="redline", help="reviewer profile (default: %(default)s)")
@@ -45,6 +52,7 @@ def register(sub: Any) -> None:
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
     p.add_argument("--json", action="store_true", help="one JSON object per target")
+    add_app_options(p)
     p.set_defaults(func=run_doctor)
 
 
@@ -84,13 +92,20 @@ def run_doctor(args: argparse.Namespace) -> int:
         for stack in stacks:
             require_known_stack(corpus(), stack)
             seeds[stack] = len(view(corpus(), stack, "seeded").seeds)
-    token = token_from_env(os.environ)
-    client = GitHubClient(token, args.api_url)
+    creds = Credentials.from_args(args, os.environ)
+    auth = creds.auth(args.api_url)
+    token = creds.token
+    client = GitHubClient(token, args.api_url) if token is not None else None
     codes = []
     try:
         for (repo, _reviewer, target_stack, base, _logins), profile in zip(targets, profiles, strict=True):
-            facts = gather(client, repo, profile, token=token, label=LABEL, now=wall_now(), base=base,
-                           stack=target_stack, stack_seeds=seeds.get(target_stack) if target_stack else None)
+            stack_seeds = seeds.get(target_stack) if target_stack else None
+            if auth.app is not None:
+                facts = _as_app(auth.app, repo, profile, base, target_stack, stack_seeds, args.api_url)
+            else:
+                assert client is not None and token is not None
+                facts = gather(client, repo, profile, token=token, label=LABEL, now=wall_now(), base=base,
+                               stack=target_stack, stack_seeds=stack_seeds)
             checks = checklist(facts)
             code = doctor_exit_code(c.status for c in checks)
             codes.append(code)
@@ -99,6 +114,27 @@ def run_doctor(args: argparse.Namespace) -> int:
             else:
                 print(render_text(facts, checks))
     finally:
-        client.close()
+        if client is not None:
+            client.close()
+        auth.close()
     sys.stdout.flush()
     return combine_exit_codes(codes)
+
+
+def _as_app(tokens: InstallationTokens, repo: str, profile: Profile, base: str | None, stack: str | None,
+            stack_seeds: int | None, api_url: str | None) -> DoctorFacts:
+    """The App's checks, then, with the installation token they bought, the usual ones."""
+    app, token = gather_app(tokens, repo)
+    if token is None:
+        return DoctorFacts(repo=repo, reviewer=profile.name, logins=tuple(sorted(profile.logins)),
+                           needs_check_runs=profile.reads_check_runs, copilot=profile.name == "copilot",
+                           label=LABEL, token_hint="app", user=Answer(0), stack=stack, stack_seeds=stack_seeds,
+                           app=app)
+    client = GitHubClient(token, api_url)
+    try:
+        app = replace(app, repositories=client.installation_repositories_answer())
+        facts = gather(client, repo, profile, token=token, label=LABEL, now=wall_now(), base=base, stack=stack,
+                       stack_seeds=stack_seeds)
+    finally:
+        client.close()
+    return replace(facts, app=app)
