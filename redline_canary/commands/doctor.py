@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from redline_canary.commands import _validate as validate
+from redline_canary.commands._options import CORPUS_HELP
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import load_targets_text, parse_targets, read_targets_arg
 from redline_canary.corpus.model import CorpusData, view
@@ -41,7 +42,7 @@ def register(sub: Any) -> None:
     p.add_argument("--stack", help="corpus stack the run will push (checked against the corpus)")
     p.add_argument("--base", help="base branch (default: the repository's default branch)")
     p.add_argument("--targets", help="instead of --repo: the targets of `run` (inline JSON or a file)")
-    p.add_argument("--corpus", help="corpus folder for --stack (default: the packaged seeds/)")
+    p.add_argument("--corpus", action="append", help=CORPUS_HELP)
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
     p.add_argument("--json", action="store_true", help="one JSON object per target")

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from redline_canary.commands._actions_env import annotate_error, append_summary, write_outputs
+from redline_canary.commands._options import CORPUS_HELP
 from redline_canary.commands._targets import load_acknowledgements, with_gate
 from redline_canary.commands.run import add_target_options, resolve_targets
 from redline_canary.errors import EXIT_PASS, BadInput
@@ -31,7 +32,7 @@ MAX_MATRIX = 256  # GitHub: a matrix generates at most 256 jobs per workflow run
 def register(sub: Any) -> None:
     p = sub.add_parser("targets", help="validate targets; --matrix prints the GitHub Actions job matrix")
     add_target_options(p)
-    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    p.add_argument("--corpus", action="append", help=CORPUS_HELP)
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--acknowledgements", metavar="FILE", help="also check this acknowledgements file")
     p.add_argument("--matrix", action="store_true",

@@ -27,6 +27,7 @@ from redline_canary.corpus.severity import SCALE, Severity
 from redline_canary.corpus.topics import describes, lint_terms
 
 KINDS = ("seeded", "clean")
+PACKAGED = "packaged"  # the layer name of the corpus shipped with the package (docs/corpus.md#layers)
 TWIN_WINDOW = 4
 MAX_SITES = 3
 RULE_KEYS = ("title", "severity", "cwe", "terms", "shared_terms")  # places beyond the extent one defect may have
@@ -63,16 +64,27 @@ class CorpusData:
     has_adjudications: bool = False
     imported: Any = None  # redline-import.yml (the side table of a Redline import), parsed
     has_import_table: bool = False
+    # Layers (docs/corpus.md#layers): the layer each stack came from ("packaged" for the
+    # shipped corpus, else the folder as given), the folder each stack's files are shown
+    # under, and the layers themselves (each lints its own rubric and adjudication log).
+    layers: dict[str, str] = field(default_factory=dict)
+    roots: dict[str, str] = field(default_factory=dict)
+    parts: list[CorpusData] = field(default_factory=list)
 
     @property
     def stacks(self) -> list[str]:
         return sorted(self.files)
 
+    def layer(self, stack: str) -> str:
+        """The layer ``stack`` came from: "packaged", or the private folder's label."""
+        return self.layers.get(stack, PACKAGED)
+
     def display_rules(self) -> str:
         return f"{self.label}/rules.yml" if self.label else "rules.yml"
 
     def display(self, kind: str, stack: str, rel: str) -> str:
-        return f"{self.label}/{kind}/{stack}/{rel}" if self.label else f"{kind}/{stack}/{rel}"
+        label = self.roots.get(stack, self.label)
+        return f"{label}/{kind}/{stack}/{rel}" if label else f"{kind}/{stack}/{rel}"
 
 
 def parse_rules(doc: Any, source: str) -> tuple[dict[str, Rule], list[Problem]]:
@@ -128,6 +140,7 @@ class StackView:
     parsed: dict[str, ParsedFile]
     trailing_newline: dict[str, bool]
     problems: list[Problem]
+    layer: str = PACKAGED  # the corpus layer the stack came from (docs/corpus.md#layers)
 
     @property
     def markers(self) -> list[Marker]:
@@ -154,7 +167,7 @@ def view(corpus: CorpusData, stack: str, kind: str) -> StackView:
         parsed[rel] = pf
         newline[rel] = data.endswith(b"\n")
         problems.extend(Problem(shown, p.line, p.message) for p in pf.problems)
-    return StackView(stack, kind, parsed, newline, problems)
+    return StackView(stack, kind, parsed, newline, problems, corpus.layer(stack))
 
 
 def publish(
@@ -244,8 +257,9 @@ def lint(corpus: CorpusData) -> list[Problem]:
     problems += lint_terms(corpus.rules, corpus.display_rules())
     for stack in corpus.stacks:
         problems += lint_stack(corpus, stack)
-    problems += lint_audit_files(corpus)
-    problems += _import_table_shape(corpus)
+    for part in corpus.parts or [corpus]:
+        problems += lint_audit_files(part)
+        problems += _import_table_shape(part)
     return problems
 
 
