@@ -254,7 +254,8 @@ def test_workflow_permissions_and_token_scope() -> None:
     assert wf["permissions"] == {}
     jobs = wf["jobs"]
     assert {k: v["permissions"] for k, v in jobs.items()} == {
-        "plan": {}, "canary": {}, "record": {"contents": "write", "issues": "write"}}
+        "plan": {"contents": "read"}, "canary": {"contents": "read"},  # read: the private corpus (vars.CANARY_CORPUS)
+        "record": {"contents": "write", "issues": "write"}}
     # GITHUB_TOKEN reaches only the regression issue step, never a script that reads records first.
     token_steps = [s["name"] for s in jobs["record"]["steps"] if "github.token" in json.dumps(s)]
     assert token_steps == ["Regression issue"]
