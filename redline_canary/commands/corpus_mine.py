@@ -204,6 +204,8 @@ def _write_stack(out: Path, stack: str, mined: mining.Mined) -> None:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8", newline="")
         for kind in KINDS:
+            if (out / kind).is_symlink():
+                raise BadInput(f"--out {out}: {kind} is a symbolic link: refusing to write through it")
             (out / kind).mkdir(exist_ok=True)
             final = out / kind / stack
             if os.path.lexists(final):

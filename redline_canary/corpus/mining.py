@@ -29,6 +29,7 @@ from redline_canary.corpus.severity import Severity
 Per = Literal["hunk", "fix"]
 PER_CHOICES: tuple[Per, ...] = ("hunk", "fix")
 MAX_DESCRIPTION = 200
+MAX_PATH = 400
 MAX_SITES = 3  # docs/corpus.md#sites
 STACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
@@ -117,6 +118,9 @@ def refusal(path: str, status: str = "M", mode: str = "100644") -> str | None:
     """Why a changed file is not kept by its path, status and mode alone (None: keep it)."""
     parts = path.split("/")
     name = parts[-1].lower()
+    if not path or path.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in path \
+            or any(ord(c) < 32 or "\udc80" <= c <= "\udcff" for c in path) or len(path) > MAX_PATH:
+        return "an unsafe or undecodable path (it could not be written inside the stack)"
     if mode == "120000":
         return "a symbolic link"
     if mode == "160000":
@@ -164,6 +168,8 @@ def clean_description(text: str, fallback: str) -> str:
     for closer in ("*/", "-->"):
         line = line.replace(closer, " ")
     line = " ".join(line.split())[:MAX_DESCRIPTION].rstrip()
+    if line.startswith("{"):  # would read as a marker's {symbol: ...} or {lines: k} option
+        line = "(" + line[1:]
     return line or fallback
 
 

@@ -89,6 +89,12 @@ def test_files_that_are_not_the_teams_defects_are_refused_with_a_reason(path: st
     assert reason is not None and why in reason
 
 
+@pytest.mark.parametrize("path", ["../outside.py", "app/../../x.py", "/etc/passwd.py", "app//x.py", "a\\b.py",
+                                  "app/\udcffname.py", "app/new\nline.py"])
+def test_a_path_that_could_escape_the_stack_is_refused(path: str) -> None:
+    assert "unsafe" in (refusal(path, "M") or "")
+
+
 def test_ordinary_source_files_are_kept() -> None:
     for path in ("app/views.py", "cmd/server/main.go", "src/components/Login.tsx", "config/settings.yml"):
         assert refusal(path, "M") is None, path
@@ -105,6 +111,7 @@ def test_binary_undecodable_and_generated_contents_are_refused() -> None:
 def test_a_description_is_one_line_without_comment_closers() -> None:
     assert clean_description("Fix */ XSS\n\nin the --> template", "x") == "Fix XSS in the template"
     assert clean_description("   ", "fixed in abc") == "fixed in abc"
+    assert clean_description("{symbol: Cart} total is wrong", "x") == "(symbol: Cart} total is wrong"
     assert len(clean_description("word " * 100, "x")) <= 200
 
 
