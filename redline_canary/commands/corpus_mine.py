@@ -138,7 +138,7 @@ def run_mine(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     if stack in corpus.files:
         raise BadInput(f"--stack {stack}: the corpus already has a stack of that name "
-                       f"({corpus.roots.get(stack, corpus.layer(stack))}); stack names are unique across layers")
+                       f"({corpus.roots.get(stack, corpus.layer_of(stack))}); stack names are unique across layers")
     repo = GitRepo(args.repo)
     n = len(args.fix)
     fixes = [_fix(repo, rev, sev, rule, desc, corpus.rules) for rev, sev, rule, desc in zip(

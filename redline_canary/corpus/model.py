@@ -64,9 +64,11 @@ class CorpusData:
     has_adjudications: bool = False
     imported: Any = None  # redline-import.yml (the side table of a Redline import), parsed
     has_import_table: bool = False
-    # Layers (docs/corpus.md#layers): the layer each stack came from ("packaged" for the
-    # shipped corpus, else the folder as given), the folder each stack's files are shown
-    # under, and the layers themselves (each lints its own rubric and adjudication log).
+    # Layers (docs/corpus.md#layers): the layer of a one-folder corpus ("packaged" for the
+    # shipped corpus, else the folder's name), the layer of each stack of a merged one, the
+    # folder each stack's files are shown under, and the layers themselves (each lints its
+    # own rubric and adjudication log).
+    layer: str = PACKAGED
     layers: dict[str, str] = field(default_factory=dict)
     roots: dict[str, str] = field(default_factory=dict)
     parts: list[CorpusData] = field(default_factory=list)
@@ -75,9 +77,9 @@ class CorpusData:
     def stacks(self) -> list[str]:
         return sorted(self.files)
 
-    def layer(self, stack: str) -> str:
-        """The layer ``stack`` came from: "packaged", or the private folder's label."""
-        return self.layers.get(stack, PACKAGED)
+    def layer_of(self, stack: str) -> str:
+        """The layer ``stack`` came from: "packaged", or the private folder's name."""
+        return self.layers.get(stack, self.layer)
 
     def display_rules(self) -> str:
         return f"{self.label}/rules.yml" if self.label else "rules.yml"
@@ -140,7 +142,7 @@ class StackView:
     parsed: dict[str, ParsedFile]
     trailing_newline: dict[str, bool]
     problems: list[Problem]
-    layer: str = PACKAGED  # the corpus layer the stack came from (docs/corpus.md#layers)
+    layer: str = PACKAGED  # the corpus layer the stack came from (CorpusData.layer_of, docs/corpus.md#layers)
 
     @property
     def markers(self) -> list[Marker]:
@@ -167,7 +169,7 @@ def view(corpus: CorpusData, stack: str, kind: str) -> StackView:
         parsed[rel] = pf
         newline[rel] = data.endswith(b"\n")
         problems.extend(Problem(shown, p.line, p.message) for p in pf.problems)
-    return StackView(stack, kind, parsed, newline, problems, corpus.layer(stack))
+    return StackView(stack, kind, parsed, newline, problems, corpus.layer_of(stack))
 
 
 def publish(

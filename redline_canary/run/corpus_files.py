@@ -85,11 +85,16 @@ def load_corpus(root: Path | str | Sequence[Path | str] | None = None) -> Corpus
 MAX_LAYERS = 16
 
 
-def _is_packaged(path: Path) -> bool:
+def corpus_layer(base: Path) -> str:
+    """"packaged" for the corpus that ships with the tool, else the folder's name: the label
+    records carry, so a report can set the public corpus against private code (a name, not
+    a path: a path would put a runner's home folder into the history)."""
     try:
-        return path.resolve() == default_corpus_dir().resolve()
+        if base.resolve() == default_corpus_dir().resolve():
+            return PACKAGED
+        return base.resolve().name or "private"
     except OSError:
-        return False
+        return base.name or "private"
 
 
 def merge_layers(layers: Sequence[CorpusData]) -> CorpusData:
@@ -112,7 +117,7 @@ def merge_layers(layers: Sequence[CorpusData]) -> CorpusData:
                 raise BadInput(f"stack {stack!r} is defined in two corpus folders, {merged.roots[stack]} and "
                                f"{layer.label} (stack names are unique across --corpus layers: rename one)")
             merged.files[stack] = layer.files[stack]
-            merged.layers[stack] = layer.layer(stack)
+            merged.layers[stack] = layer.layer_of(stack)
             merged.roots[stack] = layer.label
         merged.problems += layer.problems
         if layer.rubric is None and layer.has_adjudications:
@@ -140,7 +145,7 @@ def _load_folder(base: Path, root: str | None) -> CorpusData:
     """One corpus folder. ``root`` is the folder as the user named it (None: the packaged
     corpus). A folder without ``rules.yml`` is an overlay: it adds stacks only."""
     label = root if root is not None else str(base)
-    layer = PACKAGED if root is None or _is_packaged(base) else root.rstrip("/")
+    layer = corpus_layer(base)
     if not base.is_dir():
         raise BadInput(f"{label}: corpus folder not found")
     rules_path = base / "rules.yml"
@@ -172,8 +177,7 @@ def _load_folder(base: Path, root: str | None) -> CorpusData:
                 stack_files[kind][rel] = _read_bytes(path)
     if not files:
         raise BadInput(f"{label}: no stacks under seeded/ or clean/")
-    corpus = CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems,
-                        layers={stack: layer for stack in files})
+    corpus = CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems, layer=layer)
     rubric_path, log_path = base / RUBRIC_FILE, base / ADJUDICATIONS_FILE
     if rubric_path.is_file():
         corpus.rubric = _read_bytes(rubric_path).decode("utf-8", errors="replace")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from redline_canary.corpus.markers import parse_file
+from redline_canary.corpus.model import view
 from redline_canary.corpus.secrets import find_provider_secrets
 from redline_canary.run.corpus_files import load_corpus
 from tests.helpers.clirun import ROOT, cli_main
@@ -276,9 +277,8 @@ def test_a_private_folder_adds_its_stacks_on_top_of_the_packaged_corpus(shop: tu
     # Fingerprints stay per stack: adding a layer changes no packaged stack's.
     assert {s: layered[s]["fingerprint"] for s in packaged} == {s: t["fingerprint"] for s, t in packaged.items()}
     corpus = load_corpus([str(private)])
-    assert corpus.layer("shop") == str(private) and corpus.layer("python") == "packaged"
-    from redline_canary.corpus.model import view
-    assert view(corpus, "shop", "seeded").layer == str(private)
+    assert corpus.layer_of("shop") == "private" and corpus.layer_of("python") == "packaged"
+    assert view(corpus, "shop", "seeded").layer == "private"
     assert view(corpus, "go", "clean").layer == "packaged"
 
 
