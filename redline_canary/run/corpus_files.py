@@ -6,6 +6,7 @@ checkout uses the repository's ``seeds/``. Hidden files and READMEs are not corp
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,7 @@ def load_corpus(root: Path | str | Sequence[Path | str] | None = None) -> Corpus
         return _load_folder(default_corpus_dir(), None)
     if len(folders) > MAX_LAYERS:
         raise BadInput(f"--corpus: {len(folders)} folders; at most {MAX_LAYERS} layers")
+    folders = _once(folders)
     named = [str(f) for f in folders]
     if PACKAGED not in named and not (Path(folders[0]) / "rules.yml").is_file():
         folders = [PACKAGED, *folders]
@@ -83,6 +85,19 @@ def load_corpus(root: Path | str | Sequence[Path | str] | None = None) -> Corpus
 
 
 MAX_LAYERS = 16
+
+
+def _once(folders: Sequence[Path | str]) -> list[Path | str]:
+    """Each folder once, however it was spelled (``seeds``, ``./seeds/``): the action's input
+    and a target's ``corpus`` key may name the same folder."""
+    seen: set[str] = set()
+    out: list[Path | str] = []
+    for folder in folders:
+        key = os.path.realpath(default_corpus_dir() if str(folder) == PACKAGED else folder)
+        if key not in seen:
+            seen.add(key)
+            out.append(folder)
+    return out
 
 
 def corpus_layer(base: Path) -> str:
