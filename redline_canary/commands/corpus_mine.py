@@ -43,7 +43,7 @@ def register(inner: Any) -> None:
     p.add_argument("--rule", action="append", metavar="R",
                    help=f"marker rule id from rules.yml: once, or once per --fix (default: {DEFAULT_RULE})")
     p.add_argument("--description", action="append", metavar="TEXT",
-                   help="marker description: once per --fix (default: the commit's subject)")
+                   help="marker description: once, or once per --fix (default: the commit's subject)")
     p.add_argument("--per", choices=mining.PER_CHOICES, default="hunk",
                    help="one SEED per hunk (default), or one per fix with its other hunks as SITE lines")
     p.add_argument("--path", action="append", metavar="GLOB",

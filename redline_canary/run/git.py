@@ -54,7 +54,8 @@ class GitRepo:
         try:
             self._git("rev-parse", "--git-dir")
         except GitFailed:
-            raise BadInput(f"--repo {self.path}: not a git repository") from None
+            raise BadInput(f"--repo {self.path}: not a git repository (or one git refuses to read: "
+                           f"`git -C {self.path} status` says why)") from None
 
     def _git(self, *args: str, limit: int = MAX_OUTPUT) -> bytes:
         env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV}
@@ -65,7 +66,13 @@ class GitRepo:
                                     stderr=subprocess.DEVNULL, env=env)
         except OSError as exc:
             raise BadInput(f"git: cannot run ({exc.strerror or exc.__class__.__name__}); is git installed?") from None
-        timer = threading.Timer(TIMEOUT_SECONDS, proc.kill)
+        expired = threading.Event()
+
+        def stop() -> None:
+            expired.set()
+            proc.kill()
+
+        timer = threading.Timer(TIMEOUT_SECONDS, stop)
         timer.start()
         try:
             assert proc.stdout is not None
@@ -80,6 +87,9 @@ class GitRepo:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        if expired.is_set():
+            raise BadInput(f"--repo {self.path}: git took longer than {TIMEOUT_SECONDS} s for "
+                           f"'{' '.join(args[:2])}'")
         if code != 0:
             raise GitFailed(code)
         return out
