@@ -237,6 +237,13 @@ CASES: list[Case] = [
     Case("corpus-lint-missing", ["corpus", "lint", "--corpus", "{assets}/nope"]),
     Case("corpus-lint-a-file", ["corpus", "lint", "--corpus", "{assets}/afile"]),
     Case("corpus-show-unknown-stack", ["corpus", "show", "--corpus", "{mini}", "--stack", "cobol"]),
+    *[Case(f"corpus-mine-{n}", ["corpus", "mine", "--fix", "HEAD", "--out", "{assets}/mined", *extra]) for n, extra in [
+        ("not-a-repo", ["--repo", "{assets}/adir", "--stack", "x"]),
+        ("repo-a-file", ["--repo", "{assets}/afile", "--stack", "x"]),
+        ("stack-path", ["--repo", "{assets}/adir", "--stack", "../x"]),
+        ("stack-packaged", ["--repo", "{assets}/adir", "--stack", "python"]),
+        ("corpus-missing", ["--repo", "{assets}/adir", "--stack", "x", "--corpus", "{assets}/nope"]),
+    ]],
     Case("corpus-no-action", ["corpus"]),
     Case("history-no-action", ["history"]),
     Case("profile-no-action", ["profile"]),
