@@ -326,3 +326,23 @@ def test_a_targets_corpus_key_adds_its_folder_for_the_run(shop: tuple[Path, str,
     assert without.returncode == 2 and "unknown stack 'shop'" in without.stderr
     bad = cli_main("targets", "--targets", json.dumps([{"repo": "acme/c", "stack": "shop", "corpus": [3]}]))
     assert bad.returncode == 2 and "[0].corpus" in bad.stderr
+
+
+def test_a_private_layer_logs_its_own_adjudications_under_the_packaged_rubric(
+        shop: tuple[Path, str, str], tmp_path: Path) -> None:
+    """The audit of a mined stack ends in decisions; the private folder keeps its own log,
+    judged by the rubric of the corpus it layers on, and a decision about a stack that is
+    not in that folder is a problem of that log."""
+    private = _mined(shop, tmp_path / "private")
+    decision = {"id": "shop-001", "stack": "shop", "kind": "clean", "place": "app/orders.py:10",
+                "raised_by": ["audit-1-B"], "finding": "the customer name is still trusted",
+                "outcome": "rejected", "rationale": "The twin binds the value: no injection is reachable.",
+                "rubric": "1.0.0"}
+    log = private / "adjudications.yml"
+    log.write_text(json.dumps({"rubric": "1.0.0", "decisions": [decision]}))
+    res = cli_main("corpus", "lint", "--corpus", str(private))
+    assert res.returncode == 0, res.stdout
+    log.write_text(json.dumps({"rubric": "1.0.0", "decisions": [{**decision, "stack": "python"}]}))
+    res = cli_main("corpus", "lint", "--corpus", str(private))
+    assert res.returncode == 2
+    assert f"{private}/adjudications.yml:1: decisions[0] (shop-001): stack: 'python' is not a stack" in res.stdout
