@@ -131,6 +131,8 @@ def run_mine(args: argparse.Namespace) -> int:
     if not mining.STACK_NAME.match(stack or ""):
         raise BadInput(f"--stack {str(stack)[:60]!r}: lower-case letters, digits, '.', '_' and '-' (a folder name)")
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"--out {out}: not a folder (a corpus folder holds seeded/ and clean/)")
     for kind in KINDS:
         if os.path.lexists(out / kind / stack):
             raise BadInput(f"--out {out}: {kind}/{stack} already exists: refusing to overwrite a stack "
@@ -194,8 +196,11 @@ def _bytes(files: dict[str, str]) -> dict[str, bytes]:
 
 def _write_stack(out: Path, stack: str, mined: mining.Mined) -> None:
     """Both halves of the stack or neither: staged beside them, then renamed into place."""
-    out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".mine-", dir=out))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".mine-", dir=out))
+    except OSError as exc:
+        raise BadInput(f"--out {out}: cannot write ({exc.strerror or exc.__class__.__name__})") from None
     moved: list[Path] = []
     try:
         for kind, files in (("seeded", mined.seeded), ("clean", mined.clean)):
@@ -212,9 +217,12 @@ def _write_stack(out: Path, stack: str, mined: mining.Mined) -> None:
                 raise BadInput(f"--out {out}: {kind}/{stack} appeared meanwhile: nothing written")
             (staging / kind / stack).rename(final)
             moved.append(final)
-    except BaseException:
+    except BaseException as exc:
         for path in moved:
             shutil.rmtree(path, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise BadInput(f"--out {out}: cannot write ({exc.strerror or exc.__class__.__name__}); "
+                           "nothing was written") from None
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -243,6 +243,7 @@ CASES: list[Case] = [
         ("stack-path", ["--repo", "{assets}/adir", "--stack", "../x"]),
         ("stack-packaged", ["--repo", "{assets}/adir", "--stack", "python"]),
         ("corpus-missing", ["--repo", "{assets}/adir", "--stack", "x", "--corpus", "{assets}/nope"]),
+        ("out-a-file", ["--repo", "{assets}/adir", "--stack", "x", "--out", "{assets}/afile"]),
     ]],
     Case("corpus-no-action", ["corpus"]),
     Case("history-no-action", ["history"]),
