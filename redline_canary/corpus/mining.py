@@ -46,6 +46,9 @@ _TEST_NAMES = ("test_*.py", "*_test.py", "*_test.go", "*.test.*", "*.spec.*", "*
 _TEST_DIRS = {"test", "tests", "__tests__", "spec", "testdata", "fixtures", "__snapshots__"}
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".markdown")
 _DOC_NAMES = ("changelog*", "changes*", "news*", "history*", "authors*", "license*", "copying*", "readme*")
+# Control characters and bidirectional overrides: a commit message is outside text, and a
+# description is shown in terminals and reports.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 _CLOSERS = {"/*": " */", "<!--": " -->", "{/*": " */}"}
 _LINE_OPENERS = ("#", "//", "--")
@@ -164,7 +167,7 @@ def content_refusal(data: bytes) -> str | None:
 
 def clean_description(text: str, fallback: str) -> str:
     """One line a marker can carry: no line breaks, no comment closers, bounded."""
-    line = " ".join(text.split())
+    line = " ".join(_CONTROL.sub(" ", text).split())
     for closer in ("*/", "-->"):
         line = line.replace(closer, " ")
     line = " ".join(line.split())[:MAX_DESCRIPTION].rstrip()

@@ -111,6 +111,7 @@ def test_binary_undecodable_and_generated_contents_are_refused() -> None:
 def test_a_description_is_one_line_without_comment_closers() -> None:
     assert clean_description("Fix */ XSS\n\nin the --> template", "x") == "Fix XSS in the template"
     assert clean_description("   ", "fixed in abc") == "fixed in abc"
+    assert clean_description("Fix \x1b[31mred\x1b[0m \u202eevil", "x") == "Fix [31mred [0m evil"
     assert clean_description("{symbol: Cart} total is wrong", "x") == "(symbol: Cart} total is wrong"
     assert len(clean_description("word " * 100, "x")) <= 200
 
