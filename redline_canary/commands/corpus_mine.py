@@ -167,16 +167,16 @@ def run_mine(args: argparse.Namespace) -> int:
     mined = mining.mine(changes, args.per)
     check = CorpusData(label=str(out), rules=corpus.rules,
                        files={stack: {"seeded": _bytes(mined.seeded), "clean": _bytes(mined.clean)}})
+    for line in say:
+        print(inert_line(line))
+    for note in mined.notes:
+        print(inert_line(f"note: {note}"))
     problems = lint_stack(check, stack)
     if problems:
         for problem in problems:
             print(inert_line(str(problem)))
         raise BadInput(f"{stack}: the mined stack does not lint ({len(problems)} problem(s) above); nothing written")
     _write_stack(out, stack, mined)
-    for line in say:
-        print(inert_line(line))
-    for note in mined.notes:
-        print(inert_line(f"note: {note}"))
     for hit in mined.secrets:
         print(inert_line(f"secret: {hit.file}:{hit.line}: a {hit.provider} shape, replaced by a neutral stand-in"))
     seeds = [p for p in mined.placed if p.kind == "seed"]
