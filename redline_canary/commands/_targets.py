@@ -169,7 +169,8 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData,
         validate.repo(item["repo"], f"{where}.repo")
         if item["stack"] not in corpus.files:
             raise BadInput(f"{where}.stack: unknown stack {validate.show(item['stack'])} "
-                           f"(known: {', '.join(corpus.stacks)})")
+                           f"(known: {', '.join(corpus.stacks)}; a private stack's folder is added with --corpus "
+                           "or the target's corpus key)")
         reviewer = validate.optional_choice_string(item.get("reviewer"), f"{where}.reviewer") or "redline"
         if reviewer not in profiles:
             raise BadInput(f"{where}.reviewer: unknown profile {validate.show(reviewer)} "

@@ -217,7 +217,8 @@ def _load_folder(base: Path, root: str | None) -> CorpusData:
 def require_known_stack(corpus: CorpusData, stack: str) -> None:
     if stack not in corpus.files:
         known = ", ".join(corpus.stacks)
-        raise BadInput(f"{corpus.label}: unknown stack {stack!r} (known: {known})")
+        raise BadInput(f"{corpus.label}: unknown stack {stack!r} (known: {known}; a private stack's folder is "
+                       "added with --corpus, docs/corpus.md#layers)")
 
 
 def require_stack(corpus: CorpusData, stack: str) -> None:
