@@ -51,6 +51,8 @@ def register(inner: Any) -> None:
     p.add_argument("--at", action="append", metavar="PATH:LINES",
                    help="mark only the hunks of PATH touching these lines before the fix (LINE or FIRST-LAST; "
                         "repeatable): leave the tidying a fix did beside the defect unmarked")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the markers, refusals and each fix's severity, rule and description; write nothing")
     p.add_argument("--corpus", action="append",
                    help="the corpus layers the stack will be used with, for its rules and a name clash "
                         "(default: the packaged corpus)")
@@ -176,7 +178,8 @@ def run_mine(args: argparse.Namespace) -> int:
         for problem in problems:
             print(inert_line(str(problem)))
         raise BadInput(f"{stack}: the mined stack does not lint ({len(problems)} problem(s) above); nothing written")
-    _write_stack(out, stack, mined)
+    if not args.dry_run:
+        _write_stack(out, stack, mined)
     for hit in mined.secrets:
         print(inert_line(f"secret: {hit.file}:{hit.line}: a {hit.provider} shape, replaced by a neutral stand-in"))
     seeds = [p for p in mined.placed if p.kind == "seed"]
@@ -184,6 +187,12 @@ def run_mine(args: argparse.Namespace) -> int:
         extent = f" (lines {p.line}-{p.line + p.lines - 1})" if p.lines > 1 else ""
         label = "SEED" if p.kind == "seed" else "SITE"
         print(inert_line(f"{label} {p.n}: seeded/{stack}/{p.path}:{p.line}{extent} from {p.sha[:12]}"))
+    if args.dry_run:
+        for fix in fixes:
+            print(inert_line(f"{fix.sha[:12]}: [{fix.severity.name}] ({fix.rule}) {fix.description}"))
+        print(inert_line(f"dry run: {stack} would have {len(mined.seeded)} file(s) and {len(seeds)} marker(s) "
+                         f"from {n} fix(es) and lints; nothing was written to {out}"))
+        return EXIT_PASS
     print(inert_line(f"mined {stack}: {len(mined.seeded)} file(s), {len(seeds)} marker(s) from {n} fix(es) into "
                      f"{out}. Next: read each marker's severity, rule and description, then "
                      f"`redline-canary corpus lint --corpus {out}`"))

@@ -165,6 +165,18 @@ def test_two_fix_commits_in_two_languages_become_a_stack_that_lints(shop: tuple[
     assert show["stacks"]["shop"]["markers"] == 3 and show["stacks"]["shop"]["by_severity"]["BLOCKER"] == 3
 
 
+def test_a_dry_run_shows_the_markers_and_writes_nothing(shop: tuple[Path, str, str], tmp_path: Path) -> None:
+    repo, sql_fix, auth_fix = shop
+    out = tmp_path / "private"
+    res = mine("--repo", str(repo), "--fix", sql_fix, "--fix", auth_fix, "--stack", "shop", "--out", str(out),
+               "--rule", "core/sql-injection", "--rule", "core/missing-authorization", "--dry-run")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert not out.exists()
+    assert "SEED 3: seeded/shop/server/handlers.go:8 from " in res.stdout
+    assert f"{auth_fix[:12]}: [MAJOR] (core/missing-authorization) Check the caller may administer" in res.stdout
+    assert "dry run: shop would have 2 file(s) and 3 marker(s) from 2 fix(es) and lints" in res.stdout
+
+
 def test_one_marker_per_fix_marks_the_other_hunks_as_sites(shop: tuple[Path, str, str], tmp_path: Path) -> None:
     repo, sql_fix, _ = shop
     out = tmp_path / "private"
