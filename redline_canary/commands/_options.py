@@ -82,10 +82,15 @@ def add_default_flag(p: Any, flag: str, kind: type = str) -> None:
         p.add_argument(flag, type=kind, default=d.value, help=f"{d.help} (default: %(default)s)")
 
 
+# Every command that reads the corpus takes --corpus the same way (docs/corpus.md#layers).
+CORPUS_HELP = ("corpus folder; repeat to add private layers (default: the packaged seeds/, which stays the "
+               "first layer unless the first folder holds its own rules.yml)")
+
+
 def add_scoring_options(p: Any) -> None:
     """The scoring and gate flags ``run`` and ``score`` share (docs/matching.md): declared once,
     here, so the two commands cannot spell, default or explain them differently."""
-    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    p.add_argument("--corpus", action="append", help=CORPUS_HELP)
     add_default_flag(p, "--window", int)
     add_default_flag(p, "--floor")
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")

@@ -13,7 +13,7 @@ from typing import Any
 from redline_canary import __version__
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._groups import add_actions
-from redline_canary.commands._options import load_profile, parse_floor, parse_kind, parse_mode
+from redline_canary.commands._options import CORPUS_HELP, load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.corpus import model as corpus_model
 from redline_canary.corpus.severity import SCALE
 from redline_canary.corpus.variants import CANONICAL, named_variant, parse_variants, publish_variant
@@ -36,16 +36,16 @@ def register(sub: Any) -> None:
     parser = sub.add_parser("corpus", help="lint or summarise the seeded corpus")
     inner = add_actions(parser, "corpus_command")
     lint = inner.add_parser("lint", help="check markers, rules, twins and secrets; exit 2 on any problem")
-    lint.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    lint.add_argument("--corpus", action="append", help=CORPUS_HELP)
     lint.set_defaults(func=run_lint)
     show = inner.add_parser("show", help="per-stack counts and fingerprints")
-    show.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    show.add_argument("--corpus", action="append", help=CORPUS_HELP)
     show.add_argument("--stack", help="only this stack")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(func=run_show)
     export = inner.add_parser(
         "export", help="write exactly the files a reviewer would see for one PR (a blind review kit)")
-    export.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    export.add_argument("--corpus", action="append", help=CORPUS_HELP)
     export.add_argument("--stack", required=True, help="the stack to export")
     export.add_argument("--kind", required=True, choices=corpus_model.KINDS, help="seeded or clean")
     export.add_argument("--mode", default="blind", choices=MODES, help="publication mode (default: %(default)s)")
@@ -60,7 +60,7 @@ def register(sub: Any) -> None:
     audit.add_argument("inputs", nargs="+", metavar="RECORD_OR_CAPTURE",
                        help="history JSONL files, a record JSON file (what score --json prints) or a JSON array "
                             "of records, or capture files saved by run or score")
-    audit.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    audit.add_argument("--corpus", action="append", help=CORPUS_HELP)
     audit.add_argument("--window", type=int, default=DEFAULT_WINDOW,
                        help="the window the reviews were scored with (default: %(default)s)")
     audit.add_argument("--floor", default=DEFAULT_FLOOR.name,
@@ -71,6 +71,9 @@ def register(sub: Any) -> None:
     from redline_canary.commands import corpus_import  # it reuses write_export from here
 
     corpus_import.register(inner)
+    from redline_canary.commands import corpus_mine
+
+    corpus_mine.register(inner)
 
 
 MAX_AUDIT_BYTES = 256 << 20

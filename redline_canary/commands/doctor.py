@@ -20,8 +20,9 @@ from dataclasses import replace
 from typing import Any
 
 from redline_canary.commands import _validate as validate
+from redline_canary.commands._options import CORPUS_HELP
 from redline_canary.commands._profiles_file import load_profiles_file
-from redline_canary.commands._targets import load_targets_text, parse_targets, read_targets_arg
+from redline_canary.commands._targets import corpus_layers, load_targets_text, parse_targets, read_targets_arg
 from redline_canary.corpus.model import CorpusData, view
 from redline_canary.errors import BadInput, combine_exit_codes, doctor_exit_code
 from redline_canary.github.app_auth import Credentials, InstallationTokens, add_app_options
@@ -48,7 +49,7 @@ def register(sub: Any) -> None:
     p.add_argument("--stack", help="corpus stack the run will push (checked against the corpus)")
     p.add_argument("--base", help="base branch (default: the repository's default branch)")
     p.add_argument("--targets", help="instead of --repo: the targets of `run` (inline JSON or a file)")
-    p.add_argument("--corpus", help="corpus folder for --stack (default: the packaged seeds/)")
+    p.add_argument("--corpus", action="append", help=CORPUS_HELP)
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
     p.add_argument("--json", action="store_true", help="one JSON object per target")
@@ -57,15 +58,15 @@ def register(sub: Any) -> None:
 
 
 def _targets(args: argparse.Namespace, extra: Sequence[str], corpus: Callable[[], CorpusData],
-             ) -> list[tuple[str, str, str | None, str | None, tuple[str, ...]]]:
+             items: tuple[list[Any], str] | None) -> list[tuple[str, str, str | None, str | None, tuple[str, ...]]]:
     """(repo, reviewer, stack, base, logins) per target, validated before any request.
-    ``extra`` names the custom profiles; ``corpus`` is read only when it is needed."""
-    if args.targets:
+    ``extra`` names the custom profiles; ``corpus`` is read only when it is needed;
+    ``items`` are the --targets as read."""
+    if items is not None:
         if args.repo or args.stack:
             raise BadInput("--targets and --repo/--stack: give one or the other")
-        text, source = read_targets_arg(args.targets)
         return [(t.repo, t.reviewer, t.stack, t.base, t.logins)
-                for t in parse_targets(load_targets_text(text, source), source, corpus(), list(extra))]
+                for t in parse_targets(items[0], items[1], corpus(), list(extra))]
     if not args.repo:
         raise BadInput("--repo: required (or give --targets)")
     validate.repo(args.repo, "--repo")
@@ -77,8 +78,13 @@ def _targets(args: argparse.Namespace, extra: Sequence[str], corpus: Callable[[]
 def run_doctor(args: argparse.Namespace) -> int:
     validate_api_url(args.api_url)
     extra = load_profiles_file(args.profiles) if args.profiles else {}
-    corpus = functools.cache(lambda: load_corpus(args.corpus))  # read once, and only if a target needs it
-    targets = _targets(args, sorted(extra), corpus)
+    items: tuple[list[Any], str] | None = None
+    if args.targets:
+        text, source = read_targets_arg(args.targets)
+        items = load_targets_text(text, source), source
+    layers = corpus_layers(args.corpus, *items) if items else args.corpus
+    corpus = functools.cache(lambda: load_corpus(layers))  # read once, and only if a target needs it
+    targets = _targets(args, sorted(extra), corpus, items)
     profiles = []
     for _repo, reviewer, _stack, _base, logins in targets:
         try:

@@ -22,6 +22,7 @@ from redline_canary.commands._options import (
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import (
     check_variant,
+    corpus_layers,
     load_acknowledgements,
     load_targets_text,
     parse_targets,
@@ -89,7 +90,13 @@ def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str
     ``profiles`` are the ``--profiles`` file's (read once by the caller)."""
     if profiles is None:
         profiles = load_profiles_file(args.profiles) if getattr(args, "profiles", None) else {}
-    extra = sorted(profiles)
+    items, source = target_items(args, env)
+    return parse_targets(items, source, corpus, sorted(profiles))
+
+
+def target_items(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[list[Any], str]:
+    """The targets as written (a list of objects) and where: the single-target flags (checked
+    under their own names), --targets, or CANARY_TARGETS."""
     if args.repo or args.stack:
         if args.targets:
             raise BadInput("--targets and --repo/--stack: give one or the other")
@@ -106,14 +113,14 @@ def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str
         for key in ("reviewer", "mode", "base", "prefix"):
             if getattr(args, key):
                 item[key] = getattr(args, key)
-        return parse_targets([item], "command line", corpus, extra)
+        return [item], "command line"
     if args.targets:
         text, source = read_targets_arg(args.targets)
     elif env.get("CANARY_TARGETS", "").strip():
         text, source = env["CANARY_TARGETS"], "CANARY_TARGETS"
     else:
         raise BadInput("no targets: give --targets, --repo with --stack, or set CANARY_TARGETS")
-    return parse_targets(load_targets_text(text, source), source, corpus, extra)
+    return load_targets_text(text, source), source
 
 
 def check_run_options(args: argparse.Namespace) -> None:
@@ -162,9 +169,10 @@ class RunOptions:
     def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> RunOptions:
         check_run_options(args)
         app = app_credentials(args.app_id, args.app_private_key, env)
-        corpus = load_corpus(args.corpus)
         profiles = load_profiles_file(args.profiles) if args.profiles else {}
-        targets = resolve_targets(args, corpus, env, profiles)
+        items, source = target_items(args, env)
+        corpus = load_corpus(corpus_layers(args.corpus, items, source))
+        targets = parse_targets(items, source, corpus, sorted(profiles))
         for stack in sorted({t.stack for t in targets}):
             require_stack(corpus, stack)
         for t in targets:

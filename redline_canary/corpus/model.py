@@ -27,6 +27,7 @@ from redline_canary.corpus.severity import SCALE, Severity
 from redline_canary.corpus.topics import describes, lint_terms
 
 KINDS = ("seeded", "clean")
+PACKAGED = "packaged"  # the layer name of the corpus shipped with the package (docs/corpus.md#layers)
 TWIN_WINDOW = 4
 MAX_SITES = 3
 RULE_KEYS = ("title", "severity", "cwe", "terms", "shared_terms")  # places beyond the extent one defect may have
@@ -65,22 +66,29 @@ class CorpusData:
     has_import_table: bool = False
     # stacks/<stack>.yml, parsed: each stack's manifest (its variants table, docs/corpus.md#variants)
     manifests: dict[str, Any] = field(default_factory=dict)
-    # Which corpus layer the stacks came from: "packaged" for the shipped corpus, else the
-    # private folder's label (records carry it, so the report can set public against private).
-    layer: str = "packaged"
-
-    def layer_of(self, stack: str) -> str:
-        return self.layer
+    # Layers (docs/corpus.md#layers): the layer of a one-folder corpus ("packaged" for the
+    # shipped corpus, else the folder's name), the layer of each stack of a merged one, the
+    # folder each stack's files are shown under, and the layers themselves (each lints its
+    # own rubric and adjudication log).
+    layer: str = PACKAGED
+    layers: dict[str, str] = field(default_factory=dict)
+    roots: dict[str, str] = field(default_factory=dict)
+    parts: list[CorpusData] = field(default_factory=list)
 
     @property
     def stacks(self) -> list[str]:
         return sorted(self.files)
 
+    def layer_of(self, stack: str) -> str:
+        """The layer ``stack`` came from: "packaged", or the private folder's name."""
+        return self.layers.get(stack, self.layer)
+
     def display_rules(self) -> str:
         return f"{self.label}/rules.yml" if self.label else "rules.yml"
 
     def display(self, kind: str, stack: str, rel: str) -> str:
-        return f"{self.label}/{kind}/{stack}/{rel}" if self.label else f"{kind}/{stack}/{rel}"
+        label = self.roots.get(stack, self.label)
+        return f"{label}/{kind}/{stack}/{rel}" if label else f"{kind}/{stack}/{rel}"
 
 
 def parse_rules(doc: Any, source: str) -> tuple[dict[str, Rule], list[Problem]]:
@@ -136,7 +144,7 @@ class StackView:
     parsed: dict[str, ParsedFile]
     trailing_newline: dict[str, bool]
     problems: list[Problem]
-    layer: str = "packaged"  # the corpus layer the stack came from (CorpusData.layer_of)
+    layer: str = PACKAGED  # the corpus layer the stack came from (CorpusData.layer_of, docs/corpus.md#layers)
 
     @property
     def markers(self) -> list[Marker]:
@@ -256,11 +264,12 @@ def lint(corpus: CorpusData) -> list[Problem]:
     for stack in corpus.stacks:
         problems += lint_stack(corpus, stack)
         problems += lint_variants(corpus, stack)
-    problems += [Problem(f"{corpus.label}/stacks/{stack}.yml" if corpus.label else f"stacks/{stack}.yml", 1,
-                         f"manifest of a stack that does not exist ({stack!r})")
-                 for stack in sorted(set(corpus.manifests) - set(corpus.files))]
-    problems += lint_audit_files(corpus)
-    problems += _import_table_shape(corpus)
+    for part in corpus.parts or [corpus]:
+        problems += [Problem(f"{part.label}/stacks/{stack}.yml" if part.label else f"stacks/{stack}.yml", 1,
+                             f"manifest of a stack that does not exist ({stack!r})")
+                     for stack in sorted(set(part.manifests) - set(part.files))]
+        problems += lint_audit_files(part)
+        problems += _import_table_shape(part)
     return problems
 
 

@@ -23,6 +23,7 @@ class Target:
     where: str = ""  # where the target was written, for messages about its keys
     gate: GateOptions | None = None  # the run's gate options with this target's applied
     variant: str | None = None  # auto, none or a variant id (docs/corpus.md#variants); None: the run's --variant
+    corpus: tuple[str, ...] = ()  # private corpus folders this target adds (docs/corpus.md#layers)
 
     @property
     def label(self) -> str:

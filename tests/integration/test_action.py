@@ -148,6 +148,26 @@ def test_fail_on_never_reports_a_gate_failure_and_merges_into_history_file(sb: S
     assert_token_only_masked(run)
 
 
+def test_the_corpus_input_takes_one_folder_per_line_on_top_of_the_packaged_corpus(
+        sb: Sandbox, tmp_path: Path) -> None:
+    """A private overlay (no rules.yml: the packaged catalog) named on the second line of
+    the input; its stack runs, and annotations link into the private folder."""
+    mini = ROOT / "tests" / "data" / "corpus"
+    sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+    runner = runner_for(tmp_path)
+    for kind in ("seeded", "clean"):
+        shutil.copytree(mini / kind / "mini", runner.workspace / "private" / kind / "ours")
+    run = run_composite(ROOT, {"repo": REPO, "stack": "ours", "corpus": "packaged\n  private  \n", "api-url": sb.url,
+                               "token": TOKEN, "fail-on": "never", **FAST}, runner, skip=SKIP_INSTALL)
+    assert not run.failed, [(s.name, s.outcome, s.stderr) for s in run.steps]
+    assert run.outputs["exit-code"] == "1", run.step("run").stderr
+    records = records_of(run.outputs["records"])
+    assert {(r["stack"], r["kind"]) for r in records} == {("ours", "seeded"), ("ours", "clean")}
+    files = {a.props.get("file") for a in run.annotations() if a.props.get("file")}
+    assert files == {"private/seeded/ours/app.py", "private/seeded/ours/web/Profile.tsx"}
+    assert_token_only_masked(run)
+
+
 def test_invalid_targets_fail_with_exit_2_even_with_fail_on_never(sb: Sandbox, tmp_path: Path) -> None:
     run = run_composite(ROOT, {"targets": '[{"repo": "acme/x"}]', "token": TOKEN, "api-url": sb.url,
                                "fail-on": "never"}, runner_for(tmp_path), skip=SKIP_INSTALL)
@@ -337,7 +357,8 @@ def test_workflow_permissions_and_token_scope() -> None:
     assert wf["permissions"] == {}
     jobs = wf["jobs"]
     assert {k: v["permissions"] for k, v in jobs.items()} == {
-        "plan": {}, "canary": {}, "record": {"contents": "write", "issues": "write"}}
+        "plan": {"contents": "read"}, "canary": {"contents": "read"},  # read: the private corpus (vars.CANARY_CORPUS)
+        "record": {"contents": "write", "issues": "write"}}
     # GITHUB_TOKEN reaches only the regression issue step, never a script that reads records first.
     token_steps = [s["name"] for s in jobs["record"]["steps"] if "github.token" in json.dumps(s)]
     assert token_steps == ["Regression issue"]
