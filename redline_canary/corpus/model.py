@@ -444,6 +444,11 @@ def _catalog_problems(corpus: CorpusData, seeded: StackView) -> list[Problem]:
     for rel in sorted(seeded.parsed):
         shown = corpus.display("seeded", seeded.stack, rel)
         for m in seeded.parsed[rel].markers:
+            if m.kind == "fixed":
+                problems.append(Problem(shown, m.marker_line,
+                                        f"FIXED {m.n} in a seeded file: a FIXED line marks where the clean twin "
+                                        "fixed a seed; write it in the clean file"))
+                continue
             if m.kind == "site":
                 sites_of[m.n] = sites_of.get(m.n, 0) + 1
                 if m.n not in seeds:
@@ -493,6 +498,9 @@ def _twin_problems(corpus: CorpusData, seeded: StackView, clean: StackView) -> l
             if m.kind in ("seed", "site"):
                 problems.append(Problem(corpus.display("clean", stack, rel), m.marker_line,
                                         f"clean file contains {m.kind.upper()} {m.n}"))
+            elif m.kind == "fixed" and m.n not in {s.n for s in seeded.seeds}:
+                problems.append(Problem(corpus.display("clean", stack, rel), m.marker_line,
+                                        f"FIXED {m.n}: no SEED {m.n} in this stack"))
     skeletons = skeleton_twins(corpus)
     for rel in sorted(seeded_files & clean_files):
         if rel not in seeded.parsed or rel not in clean.parsed:

@@ -315,6 +315,8 @@ class Record(_Object):
     unmatched_findings: tuple[Unmatched, ...] = ()
     clean_false_positives: int | None
     clean_findings_below_floor: int | None = None
+    # Clean findings outside every FIXED place of a mined twin: reported, never counted.
+    clean_findings_outside_fix: int | None = None
     gate: Gate
     tool_version: str
     timings: Mapping[str, float] | None = None
@@ -330,17 +332,18 @@ class Record(_Object):
         "recall_ci95", "blocker_recall",
         "blocker_recall_ci95", "blocker_found", "blocker_found_ci95", "by_severity", "caught_seeds",
         "undercalled_seeds", "missed_seeds", "unmatched_findings", "clean_false_positives",
-        "clean_findings_below_floor", "gate", "tool_version", "timings", "api_requests",
+        "clean_findings_below_floor", "clean_findings_outside_fix", "gate", "tool_version", "timings", "api_requests",
         "confirmed_by_attempts", "baseline",
     )
     OPTIONAL: ClassVar[frozenset[str]] = frozenset({"layer", "variant", "timings", "api_requests",
-                                                    "confirmed_by_attempts", "baseline", "cited_prefix"})
+                                                    "confirmed_by_attempts", "baseline", "cited_prefix",
+                                                    "clean_findings_outside_fix"})
     _PLAIN: ClassVar[tuple[str, ...]] = (
         "schema", "run_id", "attempt", "recorded_at", "repo", "stack", "kind", "pr", "reviewer", "mode",
         "corpus_fingerprint", "layer", "variant", "outcome", "notice", "findings", "markers", "caught",
         "undercalled", "missed", "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall",
         "blocker_recall", "blocker_found",
-        "clean_false_positives", "clean_findings_below_floor", "tool_version",
+        "clean_false_positives", "clean_findings_below_floor", "clean_findings_outside_fix", "tool_version",
     )
 
     # --- reading --------------------------------------------------------------------

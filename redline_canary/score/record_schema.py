@@ -125,6 +125,7 @@ FIELDS: dict[str, Kind] = {
     "unmatched_findings": _k("array", items=_UNMATCHED),
     "clean_false_positives": _k("integer", "null", minimum=0),
     "clean_findings_below_floor": _k("integer", "null", minimum=0),
+    "clean_findings_outside_fix": _k("integer", "null", minimum=0),
     "gate": _k("object", required=("passed", "reasons"),
                properties={"passed": _k("boolean"), "reasons": _k("array", items=_k("string")),
                            "warnings": _k("array", items=_k("string")),

@@ -150,6 +150,13 @@ class Score:
         return sum(self._at_or_above_floor(f) for f in flagged)
 
     @property
+    def clean_outside_fix(self) -> int | None:
+        """Clean findings outside every FIXED place; None where the twin has none (docs/corpus.md#fixed-places)."""
+        if self.kind != "clean" or self.outcome != "scored" or not any(m.marker.kind == "fixed" for m in self.markers):
+            return None
+        return len(self.assignment.outside_fix)
+
+    @property
     def clean_below_floor(self) -> int | None:
         if self.kind != "clean" or self.outcome != "scored":
             return None
@@ -325,6 +332,7 @@ def build_record(score: Score, meta: RecordMeta) -> Record:
         unmatched_findings=tuple(unmatched(score)) if scored else (),
         clean_false_positives=score.clean_false_positives,
         clean_findings_below_floor=score.clean_below_floor,
+        clean_findings_outside_fix=score.clean_outside_fix,
         gate=Gate(passed=False),  # decided below, from the record itself
         tool_version=meta.tool_version,
         timings=dict(meta.timings) if meta.timings is not None else None,
