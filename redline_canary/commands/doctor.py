@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from redline_canary.commands import _validate as validate
+from redline_canary.commands._options import SANDBOX_TOKEN, is_local_api
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import load_targets_text, parse_targets, read_targets_arg
 from redline_canary.corpus.model import CorpusData, view
@@ -66,6 +67,18 @@ def _targets(args: argparse.Namespace, extra: Sequence[str], corpus: Callable[[]
     return [(args.repo, args.reviewer, args.stack, args.base, ())]
 
 
+def _token(api_url: str | None) -> str:
+    """The token from the environment. Against the sandbox (a local --api-url) "no token"
+    alone sends a newcomer looking for a GitHub token: say that any token works there."""
+    try:
+        return token_from_env(os.environ)
+    except BadInput as exc:
+        if not is_local_api(api_url):
+            raise
+        raise BadInput(f"{exc}; a local API such as the sandbox accepts any token: "
+                       f"export REDLINE_CANARY_TOKEN={SANDBOX_TOKEN}") from None
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     validate_api_url(args.api_url)
     extra = load_profiles_file(args.profiles) if args.profiles else {}
@@ -84,7 +97,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         for stack in stacks:
             require_known_stack(corpus(), stack)
             seeds[stack] = len(view(corpus(), stack, "seeded").seeds)
-    token = token_from_env(os.environ)
+    token = _token(args.api_url)
     client = GitHubClient(token, args.api_url)
     codes = []
     try:
