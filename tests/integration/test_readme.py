@@ -132,3 +132,32 @@ def test_canary_targets(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert [t["repo"] for t in json.loads(text)] == ["acme/canary-python", "acme/canary-web"]
     assert yaml.safe_load(text) == json.loads(text)
+
+
+def _prose() -> str:
+    """The README's text as one line per paragraph's words: a figure may wrap anywhere."""
+    return " ".join(README_TEXT.split())
+
+
+README_TEXT = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_agreement_figures_are_what_bench_agreement_prints() -> None:
+    """The matcher-against-readers sentence quotes `benchmarks/bench_agreement.py` (a full
+    run, 10-15 s): every count in it is read off the benchmark's output, none remembered."""
+    res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_agreement.py")], capture_output=True,
+                         text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600, check=False)
+    assert res.returncode == 0, res.stderr
+    sets = dict(re.findall(r"^(\S+): (\d+) judged pairs", res.stdout, re.M))
+    held = res.stdout[res.stdout.index("held-out:"):]
+    off = re.search(r"off-topic pairs credited: (\d+) of (\d+) \(place-only matcher: (\d+)\)", held)
+    lost = re.search(r"no longer credited: (\d+) of (\d+) \(([\d.]+)%\)", held)
+    assert off and lost, res.stdout
+    total = sum(int(n) for n in sets.values())
+    kept = int(lost.group(2)) - int(lost.group(1))
+    said = _prose()
+    assert f"scores the {total} (marker, comment) pairs" in said
+    assert f"On the {sets['held-out']} pairs of reviews nothing was tuned on" in said
+    assert (f"it credits {off.group(1)} of {off.group(2)} off-topic pairs (matching by place alone credited "
+            f"{off.group(3)})") in said
+    assert f"keeps {kept} of the {lost.group(2)} on-topic pairs place alone credited ({lost.group(3)} % lost)" in said
