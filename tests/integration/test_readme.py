@@ -29,8 +29,10 @@ CHECKED = {b.directive["checked-by"]: b for b in blocks() if b.action == "checke
 PIP_STUB = f"""#!{sys.executable}
 # pip, inside the suite: the install is the one under test already; check that what the
 # README asks pip for exists (an extra of pyproject.toml), install nothing.
-import re, sys, tomllib
-extras = tomllib.load(open({str(ROOT / "pyproject.toml")!r}, "rb"))["project"]["optional-dependencies"]
+import re, sys
+text = open({str(ROOT / "pyproject.toml")!r}, encoding="utf-8").read()  # no tomllib before 3.11
+section = text.split("[project.optional-dependencies]", 1)[1].split("\\n[", 1)[0]
+extras = set(re.findall(r"^([A-Za-z0-9_-]+)\\s*=", section, re.M))
 args = [a for a in sys.argv[1:] if not a.startswith("-")]
 if not args or args[0] != "install":
     sys.exit("pip stub: only 'pip install' is expected in the README, got " + " ".join(sys.argv[1:]))
