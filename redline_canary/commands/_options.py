@@ -113,6 +113,7 @@ def add_gate_options(p: Any) -> None:
 # a two-PR run take minutes for nothing (docs/sandbox.md#from-the-command-line).
 SANDBOX_POLL_FLAGS = ("--poll-interval", "1", "--timeout-minutes", "1")
 SANDBOX_TOKEN = "sandbox-any-token"  # the sandbox accepts any token; this one says so
+API_URL_VAR = "REDLINE_CANARY_API_URL"  # --api-url's default, read once in cli.main
 
 
 def is_local_api(url: str | None) -> bool:

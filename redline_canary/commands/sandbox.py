@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._groups import add_actions
-from redline_canary.commands._options import SANDBOX_POLL_FLAGS, SANDBOX_TOKEN
+from redline_canary.commands._options import API_URL_VAR, SANDBOX_POLL_FLAGS, SANDBOX_TOKEN
 from redline_canary.errors import BadInput
 
 if TYPE_CHECKING:
@@ -265,16 +265,16 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def banner(url: str, repos: list[str], kinds: dict[str, str]) -> list[str]:
-    """What to do next, ready to paste: the token to export (the sandbox takes any) and the
-    ``doctor`` and ``run`` lines for the first repository, with polling fit for a reviewer
-    that answers in a second instead of GitHub's 30 s polls (docs/sandbox.md#from-the-command-line)."""
-    repo = shlex.quote(repos[0])
-    target = f"--api-url {url} --repo {repo} --stack {DEFAULT_STACK}"
+    """What to do next, ready to paste: the environment to export (this API's URL, and a
+    token: the sandbox takes any) and the ``doctor`` and ``run`` lines for the first
+    repository, with polling fit for a reviewer that answers in a second instead of
+    GitHub's 30 s polls (docs/sandbox.md#from-the-command-line)."""
+    target = f"--repo {shlex.quote(repos[0])} --stack {DEFAULT_STACK}"
     return [
         f"sandbox listening on {url}",
         "repos: " + ", ".join(f"{n} (reviewer: {kinds.get(n, 'none')})" for n in repos),
         "in another terminal (any token works here; this one says so):",
-        f"  export REDLINE_CANARY_TOKEN={SANDBOX_TOKEN}",
+        f"  export {API_URL_VAR}={url} REDLINE_CANARY_TOKEN={SANDBOX_TOKEN}",
         f"  redline-canary doctor {target}",
         f"  redline-canary run {target} {' '.join(SANDBOX_POLL_FLAGS)} --history sandbox-history.jsonl",
         f"try: curl -s {url}/repos/{repos[0]}   (Ctrl-C to stop)",

@@ -42,7 +42,8 @@ def _next_line(text: str, command: str) -> list[str]:
 
 
 def test_first_hour(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN", "REDLINE_CANARY_API_URL")}
 
     # 1. The demo: exit 3 by design, and it says so; it ends with the gate command to type.
     demo = cli("demo", cwd=tmp_path, env=env, timeout=300)
@@ -60,17 +61,17 @@ def test_first_hour(tmp_path: Path) -> None:
         banner = "\n".join(serve.stdout.readline() for _ in range(7))
         url = banner.split()[3]
         export = next(ln.strip() for ln in banner.splitlines() if ln.strip().startswith("export "))
+        exported = dict(pair.split("=", 1) for pair in shlex.split(export)[1:])
 
-        # 3. doctor before exporting anything: the hint names the line to type.
-        bare = cli(*_next_line(banner, "doctor"), cwd=tmp_path, env=env)
-        assert bare.returncode == 2 and export in bare.stderr
-        var, token = export.removeprefix("export ").split("=", 1)
-        env[var] = token
+        # 3. doctor with the URL but no token: the hint names the line to type.
+        bare = cli(*_next_line(banner, "doctor"), "--api-url", url, cwd=tmp_path, env=env)
+        assert bare.returncode == 2 and "export REDLINE_CANARY_TOKEN=" in bare.stderr
+        env.update(exported)
         doctor = cli(*_next_line(banner, "doctor"), cwd=tmp_path, env=env)
         assert doctor.returncode == 0 and doctor.stdout.splitlines()[-1] == "no blocking problem"
 
         # 4. run without the banner's flags is told them; the banner's run ends with its run id.
-        slow = cli("run", "--dry-run", "--api-url", url, "--repo", REPO, "--stack", "python", cwd=tmp_path, env=env)
+        slow = cli("run", "--dry-run", "--repo", REPO, "--stack", "python", cwd=tmp_path, env=env)
         assert "--poll-interval 1" in slow.stderr
         run = cli(*_next_line(banner, "run"), cwd=tmp_path, env=env, timeout=300)
         assert run.returncode == 1, run.stderr  # bandit misses the BLOCKERs: the gate fails
@@ -95,10 +96,10 @@ def test_first_hour(tmp_path: Path) -> None:
         killed.send_signal(signal.SIGKILL)
         killed.wait()
         assert _open_canary(url)[0], "the killed run opened no PR"
-        dry = cli("janitor", "--api-url", url, "--repo", REPO, "--dry-run", cwd=tmp_path, env=env)
+        dry = cli("janitor", "--repo", REPO, "--dry-run", cwd=tmp_path, env=env)
         assert dry.returncode == 0, dry.stderr
         assert "killed-1" in dry.stdout and "--run-id" in dry.stdout  # the next command, not "0 PR(s)"
-        sweep = cli("janitor", "--api-url", url, "--repo", REPO, "--run-id", "killed-1", cwd=tmp_path, env=env)
+        sweep = cli("janitor", "--repo", REPO, "--run-id", "killed-1", cwd=tmp_path, env=env)
         assert sweep.returncode == 0, sweep.stdout + sweep.stderr
         assert _open_canary(url) == ([], [])
     finally:

@@ -70,7 +70,8 @@ def _scratch(tmp_path: Path, block: Block) -> tuple[Path, dict[str, str]]:
         (bin_dir / name).write_text(shims[name])
         (bin_dir / name).chmod(0o755)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN", "CANARY_TARGETS", "GITHUB_ACTIONS")}
+           if k not in ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN", "REDLINE_CANARY_API_URL", "CANARY_TARGETS",
+                        "GITHUB_ACTIONS")}
     env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(ROOT),
                GITHUB_STEP_SUMMARY=str(tmp_path / "step-summary.md"))
     return work, env

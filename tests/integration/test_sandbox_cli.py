@@ -80,16 +80,20 @@ def test_banner_commands_work_as_printed(tmp_path: Path) -> None:
         url = lines[0].removeprefix("sandbox listening on ")
         assert url.startswith("http://127.0.0.1:")
         export = next(ln.strip() for ln in lines if ln.strip().startswith("export "))
-        var, token = export.removeprefix("export ").split("=", 1)
+        exported = dict(pair.split("=", 1) for pair in shlex.split(export)[1:])
+        assert exported["REDLINE_CANARY_API_URL"] == url
         commands = {ln.split()[1]: shlex.split(ln)[1:] for ln in lines if ln.strip().startswith("redline-canary ")}
-        env = {k: v for k, v in os.environ.items() if k not in ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN")}
+        env = {k: v for k, v in os.environ.items()
+           if k not in ("REDLINE_CANARY_TOKEN", "GITHUB_TOKEN", "REDLINE_CANARY_API_URL")}
 
-        bare = cli(*commands["doctor"], env=env, cwd=tmp_path)  # before exporting anything
+        # the URL exported, the token forgotten: doctor says any token works, and which
+        env["REDLINE_CANARY_API_URL"] = url
+        bare = cli(*commands["doctor"], env=env, cwd=tmp_path)
         assert bare.returncode == 2
         assert "no token" in bare.stderr and "accepts any token" in bare.stderr
-        assert export in bare.stderr  # the line to type next
+        assert "export REDLINE_CANARY_TOKEN=" in bare.stderr  # the line to type next
 
-        env[var] = token
+        env.update(exported)
         doctor = cli(*commands["doctor"], env=env, cwd=tmp_path)
         assert doctor.returncode == 0, doctor.stdout + doctor.stderr
         assert "no blocking problem" in doctor.stdout
@@ -111,6 +115,8 @@ def test_run_against_a_local_api_at_githubs_pace_hints_the_fast_flags() -> None:
     slow = cli_main(*base, "--api-url", "http://127.0.0.1:9")
     assert slow.returncode == 0
     assert "hint: polling every 30 s" in slow.stderr and "--poll-interval 1" in slow.stderr
+    from_env = cli_main(*base, env={"REDLINE_CANARY_API_URL": "http://127.0.0.1:9"})
+    assert "hint: polling every 30 s" in from_env.stderr  # the banner's export counts as --api-url
     fast = cli_main(*base, "--api-url", "http://127.0.0.1:9", "--poll-interval", "1")
     assert "hint" not in fast.stderr
     enterprise = cli_main(*base, "--api-url", "https://ghe.example.com/api/v3")
@@ -122,3 +128,11 @@ def test_sandbox_reviewer_is_a_deprecated_alias_of_reviewer_kind(tmp_path: Path)
     assert "--reviewer is deprecated" in old.stderr and "--reviewer-kind" in old.stderr
     both = cli_main("sandbox", "verify", "--reviewer", "none", "--reviewer-kind", "bandit", str(tmp_path))
     assert both.returncode == 2 and "disagree" in both.stderr
+
+
+def test_api_url_from_the_environment_is_checked_and_only_where_an_api_is_used(tmp_path: Path) -> None:
+    bad = cli_main("doctor", "--repo", "acme/canary-python", env={"REDLINE_CANARY_API_URL": "ftp://host"})
+    assert bad.returncode == 2 and "REDLINE_CANARY_API_URL" in bad.stderr  # named, not "--api-url"
+    capture = Path(__file__).resolve().parents[1] / "data" / "captures" / "python-bandit-seeded.json"
+    scored = cli_main("score", "--capture", str(capture), env={"REDLINE_CANARY_API_URL": "http://127.0.0.1:9"})
+    assert scored.returncode == 1, scored.stderr  # a capture needs no API: the variable is not in the way

@@ -56,14 +56,17 @@ def test_banner_commands_are_ones_the_cli_accepts() -> None:
     assert "acme/canary-python (reviewer: bandit), acme/other (reviewer: silent)" in text
     assert "any token works here" in text
     exports = [ln.strip() for ln in lines if ln.strip().startswith("export ")]
-    assert len(exports) == 1 and exports[0].startswith("export REDLINE_CANARY_TOKEN=")
+    assert len(exports) == 1
+    env = dict(pair.split("=", 1) for pair in shlex.split(exports[0])[1:])
+    assert env["REDLINE_CANARY_API_URL"] == url and env["REDLINE_CANARY_TOKEN"]
     commands = {ln.split()[1]: shlex.split(ln)[1:] for ln in lines if ln.strip().startswith("redline-canary ")}
     assert set(commands) == {"doctor", "run"}
     parser = build_parser()
     doctor = parser.parse_args(commands["doctor"])
-    assert (doctor.api_url, doctor.repo, doctor.stack) == (url, "acme/canary-python", "python")
+    assert (doctor.repo, doctor.stack) == ("acme/canary-python", "python")
     run = parser.parse_args(commands["run"])
-    assert (run.api_url, run.repo, run.stack) == (url, "acme/canary-python", "python")
+    assert (run.repo, run.stack) == ("acme/canary-python", "python")
+    assert run.api_url is None and doctor.api_url is None  # the URL comes from the export
     assert run.poll_interval == float(SANDBOX_POLL_FLAGS[1]) < 30  # fast polling, not GitHub's 30 s
     assert run.history  # so the run ends by printing the gate command for its run id
 
