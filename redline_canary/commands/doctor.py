@@ -12,7 +12,7 @@ import argparse
 import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from redline_canary.commands import _validate as validate
@@ -67,11 +67,11 @@ def _targets(args: argparse.Namespace, extra: Sequence[str], corpus: Callable[[]
     return [(args.repo, args.reviewer, args.stack, args.base, ())]
 
 
-def _token(api_url: str | None) -> str:
+def _token(api_url: str | None, env: Mapping[str, str]) -> str:
     """The token from the environment. Against the sandbox (a local --api-url) "no token"
     alone sends a newcomer looking for a GitHub token: say that any token works there."""
     try:
-        return token_from_env(os.environ)
+        return token_from_env(env)
     except BadInput as exc:
         if not is_local_api(api_url):
             raise
@@ -97,7 +97,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         for stack in stacks:
             require_known_stack(corpus(), stack)
             seeds[stack] = len(view(corpus(), stack, "seeded").seeds)
-    token = _token(args.api_url)
+    token = _token(args.api_url, os.environ)
     client = GitHubClient(token, args.api_url)
     codes = []
     try:
