@@ -15,12 +15,12 @@ import argparse
 import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from redline_canary.commands import _validate as validate
-from redline_canary.commands._options import CORPUS_HELP
+from redline_canary.commands._options import CORPUS_HELP, SANDBOX_TOKEN, is_local_api
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import corpus_layers, load_targets_text, parse_targets, read_targets_arg
 from redline_canary.corpus.model import CorpusData, view
@@ -75,6 +75,19 @@ def _targets(args: argparse.Namespace, extra: Sequence[str], corpus: Callable[[]
     return [(args.repo, args.reviewer, args.stack, args.base, ())]
 
 
+def _credentials(args: argparse.Namespace, env: Mapping[str, str]) -> Credentials:
+    """The App or the token from the environment. Against the sandbox (a local --api-url)
+    "no token" alone sends a newcomer looking for a GitHub token: say that any token works there."""
+    try:
+        return Credentials.from_args(args, env)
+    except BadInput as exc:
+        app_given = getattr(args, "app_id", None) or env.get("REDLINE_CANARY_APP_ID")
+        if app_given or not is_local_api(args.api_url):
+            raise
+        raise BadInput(f"{exc}; a local API such as the sandbox accepts any token: "
+                       f"export REDLINE_CANARY_TOKEN={SANDBOX_TOKEN}") from None
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     validate_api_url(args.api_url)
     extra = load_profiles_file(args.profiles) if args.profiles else {}
@@ -98,7 +111,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         for stack in stacks:
             require_known_stack(corpus(), stack)
             seeds[stack] = len(view(corpus(), stack, "seeded").seeds)
-    creds = Credentials.from_args(args, os.environ)
+    creds = _credentials(args, os.environ)
     auth = creds.auth(args.api_url)
     token = creds.token
     client = GitHubClient(token, args.api_url) if token is not None else None

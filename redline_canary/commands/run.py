@@ -14,9 +14,11 @@ import httpx
 
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._options import (
+    SANDBOX_POLL_FLAGS,
     add_default_flag,
     add_scoring_options,
     gate_options,
+    is_local_api,
     parse_floor,
 )
 from redline_canary.commands._profiles_file import load_profiles_file
@@ -43,6 +45,7 @@ from redline_canary.run.files import safe_write_text
 from redline_canary.run.history import read_history
 from redline_canary.run.runner import default_run_id, run_id_lines, run_targets, summary_table
 from redline_canary.run.targets import Target
+from redline_canary.score.defaults import BY_FLAG
 from redline_canary.score.polling import PollConfig
 from redline_canary.score.record import KINDS
 
@@ -201,7 +204,23 @@ class RunOptions:
 
 
 def run_run(args: argparse.Namespace) -> int:
-    return run(RunOptions.from_args(args, os.environ), out=sys.stdout, err=sys.stderr)
+    options = RunOptions.from_args(args, os.environ)
+    hint = slow_poll_hint(options)
+    if hint:
+        print(hint, file=sys.stderr)
+    return run(options, out=sys.stdout, err=sys.stderr)
+
+
+def slow_poll_hint(options: RunOptions) -> str | None:
+    """Against a local API (the sandbox) GitHub's default 30 s polls, the stable polls and a
+    confirmation re-run make a two-PR run take minutes for a reviewer that answers in a
+    second: say which flags make it seconds, before the wait starts. Never against GitHub."""
+    if not is_local_api(options.api_url):
+        return None
+    if options.cycle.poll.interval < float(BY_FLAG["--poll-interval"].value):
+        return None
+    return (f"redline-canary: hint: polling every {options.cycle.poll.interval:g} s (GitHub's pace); against "
+            f"the sandbox add {' '.join(SANDBOX_POLL_FLAGS)} for a run in seconds, not minutes")
 
 
 def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseTransport | None = None) -> int:

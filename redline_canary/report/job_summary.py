@@ -126,8 +126,11 @@ def job_summary(records: Sequence[Record], exit_code: int, *, corpus_prefix: str
     text = cut_at_line("\n".join(head + table + gap) + "\n", limit - reserve)
     omitted = 0
     for r in final:
+        if omitted:  # once one is left out, the rest are too: count them, render none
+            omitted += 1
+            continue
         part = "\n" + _details(r, corpus_prefix)
-        if omitted or size(text) + size(part) > limit - reserve:
+        if size(text) + size(part) > limit - reserve:
             omitted += 1
             continue
         text += part

@@ -317,7 +317,7 @@ CASES: list[Case] = [
         ("port-word", ["--port", "http"]), ("latency-nan", ["--latency", "nan"]),
         ("latency-negative", ["--latency", "-1"]), ("latency-inf", ["--latency", "inf"]),
         ("repo-three-parts", ["--repo", "a/b/c"]), ("repo-newline", ["--repo", "a/b\n"]),
-        ("reviewer", ["--reviewer", "alien"])]],
+        ("reviewer", ["--reviewer", "alien"]), ("reviewer-kind", ["--reviewer-kind", "alien"])]],
     # --- demo ------------------------------------------------------------------------
     Case("demo-history-folder", ["demo", "--history", "{assets}/adir"]),
     Case("demo-history-under-a-file", ["demo", "--history", "{assets}/afile/demo.jsonl"]),

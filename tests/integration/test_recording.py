@@ -118,7 +118,7 @@ def test_an_altered_recording_is_caught_interaction_by_interaction(recording: tu
 
 
 def test_the_shipped_github_recordings_are_replayed_and_what_differs_is_said() -> None:
-    res = cli("sandbox", "verify", "--json", "--reviewer", "none", str(FIXTURES))
+    res = cli("sandbox", "verify", "--json", "--reviewer-kind", "none", str(FIXTURES))
     rows = [json.loads(line) for line in res.stdout.splitlines()]
     summary, outcomes = rows[-1], rows[:-1]
     shipped = sorted(p.name for p in FIXTURES.glob("*.json") if not p.name.startswith("openapi-excerpt"))
