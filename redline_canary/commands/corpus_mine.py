@@ -185,8 +185,9 @@ def run_mine(args: argparse.Namespace) -> int:
     seeds = [p for p in mined.placed if p.kind == "seed"]
     for p in mined.placed:
         extent = f" (lines {p.line}-{p.line + p.lines - 1})" if p.lines > 1 else ""
-        label = "SEED" if p.kind == "seed" else "SITE"
-        print(inert_line(f"{label} {p.n}: seeded/{stack}/{p.path}:{p.line}{extent} from {p.sha[:12]}"))
+        label = {"seed": "SEED", "site": "SITE", "fixed": "FIXED"}[p.kind]
+        side = "clean" if p.kind == "fixed" else "seeded"
+        print(inert_line(f"{label} {p.n}: {side}/{stack}/{p.path}:{p.line}{extent} from {p.sha[:12]}"))
     if args.dry_run:
         for fix in fixes:
             print(inert_line(f"{fix.sha[:12]}: [{fix.severity.name}] ({fix.rule}) {fix.description}"))

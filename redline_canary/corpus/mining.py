@@ -49,7 +49,7 @@ _DOC_NAMES = ("changelog*", "changes*", "news*", "history*", "authors*", "licens
 # Control characters and bidirectional overrides: a commit message is outside text, and a
 # description is shown in terminals and reports.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _CLOSERS = {"/*": " */", "<!--": " -->", "{/*": " */}"}
 _LINE_OPENERS = ("#", "//", "--")
 
@@ -61,6 +61,10 @@ class Hunk:
 
     start: int
     count: int
+    # The new (clean) side: ``new_count`` lines from ``new_start`` replaced them (0: lines
+    # were removed after ``new_start``); None where the diff did not say.
+    new_start: int | None = None
+    new_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,7 @@ class Placed:
     path: str
     line: int  # anchor line in the seeded file as written (markers included)
     lines: int
-    kind: Literal["seed", "site"]
+    kind: Literal["seed", "site", "fixed"]  # fixed: in the clean twin (docs/corpus.md#fixed-places)
     sha: str
 
 
@@ -113,7 +117,8 @@ def parse_hunks(diff: str) -> tuple[Hunk, ...]:
     for line in diff.splitlines():
         m = _HUNK.match(line)
         if m:
-            hunks.append(Hunk(int(m[1]), 1 if m[2] is None else int(m[2])))
+            hunks.append(Hunk(int(m[1]), 1 if m[2] is None else int(m[2]),
+                              int(m[3]), 1 if m[4] is None else int(m[4])))
     return tuple(hunks)
 
 
@@ -235,6 +240,56 @@ def sites(text: str, path: str, hunks: Sequence[Hunk]) -> tuple[list[tuple[int, 
     return out, notes
 
 
+def fixed_ranges(after: str, path: str, hunks: Sequence[Hunk], seeded: Sequence[tuple[int, int]]
+                 ) -> list[tuple[int, int, int]]:
+    """Where the clean twin changed, per seeded range: (index of the seeded range, first
+    code line, last code line) in the text after the fix, merged where two overlap. The
+    twin is claimed clean there only (docs/corpus.md#fixed-places)."""
+    code = parse_file(path, after).code_lines
+    total = len(after.splitlines())
+    out: list[tuple[int, int, int]] = []
+    for h in hunks:
+        if h.new_start is None:
+            continue
+        span = (h.start, h.start + h.count - 1) if h.count else (h.start, h.start + 1)
+        owner = next((i for i, (lo, hi) in enumerate(seeded) if span[0] <= hi and lo <= span[1]), None)
+        if owner is None:
+            continue
+        block = [n for n in range(h.new_start, h.new_start + h.new_count) if n in code] if h.new_count else []
+        if not block:  # lines removed: the code line at the removal, else the next one
+            at = next((n for n in range(min(max(h.new_start, 1), total), 0, -1) if n in code), None)
+            at = at if at is not None else next((n for n in range(max(h.new_start, 1), total + 1) if n in code), None)
+            if at is None:
+                continue
+            block = [at]
+        out.append((owner, block[0], block[-1]))
+    merged: list[tuple[int, int, int]] = []
+    for owner, lo, hi in sorted(out, key=lambda e: (e[1], e[2])):
+        if merged and lo <= merged[-1][2] + 1:
+            merged[-1] = (merged[-1][0], merged[-1][1], max(hi, merged[-1][2]))
+        else:
+            merged.append((owner, lo, hi))
+    return [(owner, lo, min(hi, lo + MAX_EXTENT - 1)) for owner, lo, hi in merged]
+
+
+def with_fixed_lines(after: str, path: str, places: Sequence[tuple[int, int, int]], sha: str) -> str:
+    """The clean text with a FIXED line above each fixed place (``places``: SEED number,
+    first line, last line)."""
+    lines = after.split("\n")
+    opener, closer = _comment(path)
+    inserts: dict[int, str] = {}
+    for n, lo, hi in places:
+        indent = lines[lo - 1][: len(lines[lo - 1]) - len(lines[lo - 1].lstrip())]
+        extent = f" {{lines: {hi - lo + 1}}}" if hi > lo else ""
+        inserts[lo] = f"{indent}{opener} FIXED {n}{extent} the fix ({sha[:12]}) of SEED {n}{closer}"
+    out: list[str] = []
+    for i, line in enumerate(lines, start=1):
+        if i in inserts:
+            out.append(inserts[i])
+        out.append(line)
+    return "\n".join(out)
+
+
 def parse_at(value: str) -> tuple[str, tuple[int, int]]:
     """``PATH:LINE`` or ``PATH:FIRST-LAST`` (seeded-side lines) → (path, (first, last))."""
     path, _, lines = value.rpartition(":")
@@ -299,6 +354,7 @@ def mine(changes: Sequence[FileChange], per: Per = "hunk") -> Mined:
         lines = before.split("\n")
         opener, closer = _comment(change.path)
         inserts: dict[int, str] = {}
+        placed_numbers: dict[int, int] = {}  # seeded range start -> the SEED number its marker names
         for lo, hi in ranges:
             key = f"{change.path}\0{lo}"
             indent = lines[lo - 1][: len(lines[lo - 1]) - len(lines[lo - 1].lstrip())]
@@ -316,6 +372,7 @@ def mine(changes: Sequence[FileChange], per: Per = "hunk") -> Mined:
                     continue
                 body = f"SITE {number} changed by the same fix"
             inserts[lo] = f"{indent}{opener} {body}{closer}"
+            placed_numbers[lo] = number
             shown_at = lo + len(inserts)  # the anchor, below its own marker line and every one above it
             result.placed.append(Placed(number, change.path, shown_at, hi - lo + 1, kind, fix.sha))
         out: list[str] = []
@@ -324,5 +381,11 @@ def mine(changes: Sequence[FileChange], per: Per = "hunk") -> Mined:
                 out.append(inserts[i])
             out.append(line)
         result.seeded[change.path] = "\n".join(out)
-        result.clean[change.path] = after
+        places = [(placed_numbers[ranges[owner][0]], lo, hi) for owner, lo, hi in fixed_ranges(after, change.path,
+                                                                                        change.hunks, ranges)
+                  if ranges[owner][0] in placed_numbers]
+        result.clean[change.path] = with_fixed_lines(after, change.path, places, fix.sha) if places else after
+        for n, lo, hi in places:
+            shown_at = lo + sum(1 for _n, other, _hi in places if other <= lo)
+            result.placed.append(Placed(n, change.path, shown_at, hi - lo + 1, "fixed", fix.sha))
     return result

@@ -152,7 +152,12 @@ def test_two_fix_commits_in_two_languages_become_a_stack_that_lints(shop: tuple[
     assert (seed.n, seed.rule, seed.severity.name) == (3, "core/missing-authorization", "BLOCKER")
     assert handlers.splitlines()[seed.marker_line - 1].startswith("\t// SEED 3 [BLOCKER]")
     assert handlers.splitlines()[seed.anchor_line - 1] == '\tid := r.PathValue("id")'  # before the insertion
-    assert (out / "clean" / "shop" / "server" / "handlers.go").read_text() == HANDLERS_FIXED
+    # The twin is the code after the fix, with a FIXED line over the check the fix added: it
+    # is claimed clean there only (docs/corpus.md#fixed-places).
+    twin = (out / "clean" / "shop" / "server" / "handlers.go").read_text()
+    assert "".join(ln for ln in twin.splitlines(keepends=True) if "// FIXED" not in ln) == HANDLERS_FIXED
+    (fixed,) = [m for m in parse_file("server/handlers.go", twin).markers if m.kind == "fixed"]
+    assert fixed.n == 3 and twin.splitlines()[fixed.anchor_line - 1].startswith("\tif !s.auth.CanAdminister(")
     # The provider-shaped key is replaced, the same way on both sides, and said so.
     for kind in ("seeded", "clean"):
         text = (out / kind / "shop" / "app" / "orders.py").read_text()

@@ -75,8 +75,10 @@ def mined(tmp_path: Path) -> Path:
 def test_the_readme_walk_mines_lints_and_audits_a_real_fix(mined: Path) -> None:
     seeded = (mined / "private-seeds" / "seeded" / "tqdm-cli" / "tqdm" / "cli.py").read_text()
     assert "SEED 1 [CRITICAL] (core/code-injection) {lines: 9}" in seeded
-    assert (mined / "private-seeds" / "clean" / "tqdm-cli" / "tqdm" / "cli.py").read_bytes() == \
-        (DATA / "4.66.3" / "tqdm" / "cli.py").read_bytes()
+    twin = (mined / "private-seeds" / "clean" / "tqdm-cli" / "tqdm" / "cli.py").read_text()
+    assert "    # FIXED 1 {lines: 20} " in twin  # claimed clean where the fix wrote it
+    assert "".join(ln for ln in twin.splitlines(keepends=True) if "# FIXED 1" not in ln) == \
+        (DATA / "4.66.3" / "tqdm" / "cli.py").read_text()
     # The reviews the README's audit step scores: one reviewer found the eval, the other
     # reviewed the twin and found nothing.
     (mined / "review-seeded.json").write_text(json.dumps([{
@@ -92,6 +94,8 @@ def test_the_readme_walk_mines_lints_and_audits_a_real_fix(mined: Path) -> None:
         assert res.returncode == 0, (argv, res.stdout, res.stderr)
     kit = (mined / "kit-seeded" / "tqdm" / "cli.py").read_text()
     assert "SEED" not in kit and kit == (DATA / "4.66.2" / "tqdm" / "cli.py").read_text()
+    twin_kit = (mined / "kit-clean" / "tqdm" / "cli.py").read_text()
+    assert "FIXED" not in twin_kit and twin_kit == (DATA / "4.66.3" / "tqdm" / "cli.py").read_text()
     key = json.loads((mined / "key-seeded.json").read_text())
     assert [(m["n"], m["line"], m["end_line"]) for m in key["markers"]] == [(1, 32, 40)]
     records = [json.loads(line) for line in (mined / "audit.jsonl").read_text().splitlines()]

@@ -41,9 +41,28 @@ def delete_user(conn, user_id, actor):
 """
 
 
-def test_hunk_headers_give_the_old_side_ranges() -> None:
+def test_hunk_headers_give_both_sides_ranges() -> None:
     diff = "diff --git a/x b/x\n@@ -6 +6 @@ def f():\n-a\n+b\n@@ -10,0 +11,2 @@\n+c\n+d\n@@ -20,3 +22 @@\n"
-    assert parse_hunks(diff) == (Hunk(6, 1), Hunk(10, 0), Hunk(20, 3))
+    assert parse_hunks(diff) == (Hunk(6, 1, 6, 1), Hunk(10, 0, 11, 2), Hunk(20, 3, 22, 1))
+
+
+def test_the_clean_twin_carries_a_fixed_line_where_the_fix_changed_it() -> None:
+    """A mined twin is real code: it is claimed clean where the fix changed it, and only
+    there (docs/corpus.md#fixed-places)."""
+    after = BEFORE.replace("""'%s'" % name)""", """?", (name,))""").replace(
+        "    cursor = conn.cursor()\n    cursor.execute(\"DELETE",
+        "    if not actor.is_admin:\n        raise PermissionError(actor)\n    cursor = conn.cursor()\n"
+        "    cursor.execute(\"DELETE")
+    mined = mine([_change("app/users.py", BEFORE, after, (Hunk(6, 1, 6, 1), Hunk(10, 0, 11, 2)))])
+    clean = parse_file("app/users.py", mined.clean["app/users.py"])
+    assert clean.problems == []
+    fixed = [m for m in clean.markers if m.kind == "fixed"]
+    lines = mined.clean["app/users.py"].splitlines()
+    assert [(m.n, m.lines) for m in fixed] == [(1, 1), (2, 2)]
+    assert "(name,))" in lines[fixed[0].anchor_line - 1]  # the bound query
+    assert lines[fixed[1].anchor_line - 1].strip() == "if not actor.is_admin:"  # the added check
+    assert "\n".join(ln for ln in lines if "FIXED" not in ln) + "\n" == after  # nothing else changed
+    assert [(p.kind, p.n) for p in mined.placed if p.kind == "fixed"] == [("fixed", 1), ("fixed", 2)]
 
 
 def test_a_changed_block_is_marked_from_its_first_to_its_last_code_line() -> None:
