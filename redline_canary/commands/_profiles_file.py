@@ -77,8 +77,9 @@ def build_profiles(doc: Any, source: str) -> dict[str, Profile]:
     built: dict[str, Profile] = {}
     for name, spec in entries.items():
         key = f"profiles.{name}"
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise BadInput(f"{source}: {key}: profile names are letters, digits, '.', '_' and '-'")
+        if not isinstance(name, str) or not _NAME.fullmatch(name):  # match() let "evil\n" through ($ before \n)
+            shown = name if isinstance(name, str) and name.isprintable() else ascii(name)
+            raise BadInput(f"{source}: profiles.{shown}: profile names are letters, digits, '.', '_' and '-'")
         built[name] = _build_one(name, spec, {**PROFILES, **built}, source, key)
     return built
 

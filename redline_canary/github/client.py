@@ -117,7 +117,8 @@ class GitHubClient(ApiSession):
             state = states.setdefault(channel, ChannelState())
             with self._infra(f"{repo}#{number}: poll {channel}"):
                 try:
-                    fresh = self.policy.call(lambda: self._read_channel(route, url, state, key))  # noqa: B023
+                    fresh = self.policy.call(lambda: self._read_channel(route, url, state, key),  # noqa: B023
+                                             on_rate_limit=lambda s: _add_wait(state, s))  # noqa: B023
                 except ApiFailure as exc:
                     # Check runs need the `checks: read` permission many tokens lack:
                     # without it we simply do not see them, as before.
@@ -531,3 +532,7 @@ def _int(value: Any, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ApiFailure(200, f"expected a positive integer at {key}", malformed=True)
     return value
+
+
+def _add_wait(state: ChannelState, seconds: float) -> None:
+    state.rate_limit_wait += seconds
