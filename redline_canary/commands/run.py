@@ -41,8 +41,8 @@ from redline_canary.run.files import safe_write_text
 from redline_canary.run.history import read_history
 from redline_canary.run.runner import default_run_id, run_id_lines, run_targets, summary_table
 from redline_canary.run.targets import Target
-from redline_canary.score.polling import PollConfig
 from redline_canary.score.defaults import BUDGET_SHARE_WARN, WRITES_PER_HOUR, WRITES_PER_MINUTE
+from redline_canary.score.polling import PollConfig
 from redline_canary.score.record import KINDS
 
 MAX_TIMEOUT_MINUTES = 24 * 60  # a day: longer than any CI job may run

@@ -434,7 +434,7 @@ def _draw(job: tuple[str, Any, str]) -> str:
     """Render one chart to SVG text (runs in a worker process when there are many)."""
     import matplotlib
 
-    kind, data, path = job
+    kind, data, _path = job
     figures: dict[str, Callable[[Any], Figure]] = {
         "trend": _trend_figure, "seeds": _heatmap_figure, "compare": _comparison_figure}
     figure = figures[kind]
