@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from redline_canary.errors import BadInput, InfraFailure, register_secret
+from redline_canary.errors import BadInput, InfraFailure, mask_json, register_secret
 from redline_canary.github.decipher import ApiFailure
 from redline_canary.github.doctor_checks import Answer
 from redline_canary.github.forge import CHANNEL_PATHS, BaseCommit, ChannelState
@@ -127,6 +127,7 @@ class GitHubClient(ApiSession):
                         raise
                     fresh = []
             if fresh is not None:
+                fresh = mask_json(fresh)  # a comment quoting the token never reaches a capture or record
                 changed = changed or fresh != state.items
                 state.items = fresh
         return changed

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from redline_canary.github.client import CANARY_TOPIC
 from redline_canary.sandbox import Sandbox
-from tests.helpers.sandboxing import assert_no_canary_left
+from tests.helpers.sandboxing import TOKEN, assert_no_canary_left, run_in_process
 from tests.integration.test_faults import (  # noqa: F401  (fixtures)
+    CORPUS,
     REPO,
     PassingReviewer,
     R,
@@ -131,3 +133,35 @@ def test_a_redirect_of_a_read_on_the_apis_own_origin_is_followed(
     cell = run_cycle(wire_sandbox, tmp_path, capsys)
     assert cell.code == 0, cell.stderr
     assert_no_canary_left(wire_sandbox, REPO)
+
+
+# --- a comment quoting the token ---------------------------------------------------------
+
+class _Quoter(PassingReviewer):
+    """Quotes the token the run reads its comments with (a reviewer that found it in a log)."""
+
+    kind = "quoter"
+
+    def act(self, ctx: Any) -> None:
+        ctx.post_review(f"[BLOCKER] your token {TOKEN} is in the build log", "COMMENTED",
+                        [{"path": "app.py", "line": 5, "body": f"[BLOCKER] token {TOKEN} committed in code"}])
+
+
+def test_a_comment_quoting_the_token_reaches_no_capture_record_or_recording(
+    in_process_sandbox: Sandbox, tmp_path: Path,
+) -> None:
+    sb = in_process_sandbox
+    sb.create_repo(REPO, topics=[CANARY_TOPIC])
+    sb.attach_reviewer(REPO, _Quoter(latency=0.01))
+    hist, caps, rec = tmp_path / "h.jsonl", tmp_path / "caps", tmp_path / "rec"
+    code, out, err = run_in_process(
+        sb, "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS), "--history", str(hist), "--run-id", "quote",
+        "--save-captures", str(caps), "--record", str(rec), "--confirm", "0", "--poll-interval", "0.03",
+        "--stable-polls", "2", "--timeout-minutes", "0.05")
+    assert code in (0, 1), err
+    written = {"stdout": out, "stderr": err, "history": hist.read_text(),
+               **{p.name: p.read_text() for p in [*caps.glob("*"), *rec.glob("*")]}}
+    assert len(written) > 4 and [name for name, text in written.items() if TOKEN in text] == []
+    assert "your token *** is in the build log" in written["history"] + "".join(
+        t for n, t in written.items() if n.endswith(".json"))  # the comment is kept, the token masked
+    assert_no_canary_left(sb, REPO)
