@@ -40,7 +40,8 @@ class PollState:
     stable: int = 0
     verdict: str | None = None  # done | stable | timeout | unconfirmed | rate_limited
     # Seconds GitHub's rate limit held this PR's polls up: a deadline that passes during
-    # such a wait, before any trace of the reviewer, is ours (`rate_limited`), not silence.
+    # such a wait, before any trace of the reviewer, is ours (`rate_limited`), not silence
+    # (docs/matching.md#when-a-review-is-done).
     rate_limit_wait: float = 0.0
     finished_at: float | None = None
     # Why the trigger may not have taken (None: no doubt); any trace of the reviewer clears it.
