@@ -74,11 +74,11 @@ def _wait_for_answer(sb: Sandbox, method: str, route: str, status: int) -> None:
 def test_a_ref_created_after_the_clients_timeout_does_not_survive_teardown(
     wire_sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # The first ref creation is served 1.8 s late (the client gives up after 1 s in test
+    # The first ref creation is served 1.6 s late (the client gives up after 1 s in test
     # mode); every later try fails with a 500, so the cycle gives up while GitHub is still
     # creating the branch. Teardown must find it and delete it: no ghost canary branch.
     route = f"{R}/git/refs"
-    wire_sandbox.inject_fault("POST", route, delay=1.8, times=1)
+    wire_sandbox.inject_fault("POST", route, delay=1.6, times=1)
     wire_sandbox.inject_fault("POST", route, status=500, times=None)
     cell = run_cycle(wire_sandbox, tmp_path, capsys)
     wire_sandbox.clear_faults()
