@@ -56,6 +56,8 @@ def load_profiles_file(path: str) -> dict[str, Profile]:
         raise BadInput(f"{path}: cannot read profiles file ({exc.__class__.__name__})") from None
     try:
         doc = yaml.safe_load(text)
+    except RecursionError:
+        raise BadInput(f"{path}: nested too deeply to be a profiles file") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else path

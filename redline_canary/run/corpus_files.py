@@ -68,6 +68,8 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
         doc = yaml.safe_load(_read_bytes(rules_path).decode("utf-8"))
     except FileNotFoundError:
         raise BadInput(f"{rules_path}: rules catalog not found") from None
+    except RecursionError:  # yaml recurses per level: a hostile file is refused, not a crash
+        raise BadInput(f"{rules_path}: nested too deeply to be a rules catalog") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
         why = getattr(exc, "problem", None) or exc.__class__.__name__
@@ -99,6 +101,8 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
         try:
             corpus.adjudications = yaml.safe_load(_read_bytes(log_path).decode("utf-8"))
             corpus.has_adjudications = True
+        except RecursionError:
+            problems.append(Problem(str(log_path), 1, "nested too deeply to be an adjudication log"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
             problems.append(Problem(str(log_path), line, "not valid YAML"))
@@ -107,6 +111,8 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
         try:
             corpus.imported = yaml.safe_load(_read_bytes(import_path).decode("utf-8"))
             corpus.has_import_table = True
+        except RecursionError:
+            problems.append(Problem(str(import_path), 1, "nested too deeply to be an import table"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
             problems.append(Problem(str(import_path), line, "not valid YAML"))

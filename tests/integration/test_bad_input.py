@@ -334,6 +334,14 @@ CASES: list[Case] = [
     Case("history-merge-into-png", ["history", "merge", "--into", "{assets}/image.png", "{assets}/history.jsonl"]),
     *[Case(f"history-import-date-{n}", ["history", "import", "--from", "redline", f"{{assets}}/redline-{n}.jsonl",
                                         "--out", "{work}/legacy.jsonl"]) for n in IMPOSSIBLE_DATES],
+    # Nested past the parser's recursion limit: a crash (exit 5) until each reader refused it.
+    Case("run-targets-deep-json", [*RUN_T, "--targets", "{assets}/deep.json"]),
+    Case("run-targets-deep-yaml", [*RUN_T, "--targets", "{assets}/deep.yml"]),
+    Case("run-profiles-deep", [*RUN, "--profiles", "{assets}/deep.yml"]),
+    Case("run-acknowledgements-deep", [*RUN, "--acknowledgements", "{assets}/deep.yml"]),
+    Case("score-capture-deep", ["score", "--capture", "{assets}/deep.json"]),
+    Case("corpus-lint-deep-rules", ["corpus", "lint", "--corpus", "{assets}/deep-rules"]),
+    Case("sandbox-serve-deep-scenario", ["sandbox", "serve", "--scenario", "{assets}/deep.yml"]),
     # --- demo ------------------------------------------------------------------------
     Case("demo-history-folder", ["demo", "--history", "{assets}/adir"]),
     Case("demo-history-under-a-file", ["demo", "--history", "{assets}/afile/demo.jsonl"]),
@@ -368,6 +376,10 @@ def _make_assets(root: Path) -> None:
     (root / "corrupt.jsonl").write_text("{not json\n[1, 2]\n")
     (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\n")
     (root / "evil-profiles.yml").write_text('profiles:\n  "evil\\n":\n    extends: generic\n')
+    (root / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (root / "deep.yml").write_text("a: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    shutil.copytree(MINI, root / "deep-rules")
+    (root / "deep-rules" / "rules.yml").write_text("rules: " + "[" * 50_000 + "]" * 50_000 + "\n")
     _make_recordings(root)
     _make_imports(root)
     line = json.loads((REDLINE / "data" / "seed-scores.jsonl").read_text().splitlines()[0])
