@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_GATE_FAILED", "EXIT_INFRA", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_MEANINGS",
            "EXIT_PASS", "EXIT_SILENT", "OUTCOME_WORDS", "BadInput", "CanaryError", "InfraFailure", "TargetEnd",
@@ -150,3 +150,19 @@ def mask(text: str) -> str:
         if secret in text:
             text = text.replace(secret, "***")
     return text
+
+
+def mask_json(value: Any, depth: int = 0) -> Any:
+    """``value`` (decoded JSON from GitHub) with every registered secret masked in every
+    string, keys included. A comment can quote the token it was read with; what GitHub
+    answers is masked as it arrives, so no capture, record or notice built from it carries
+    the token. Nesting past 64 levels is returned as it is: GitHub's answers are shallow."""
+    if not _SECRETS or depth > 64:
+        return value
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, list):
+        return [mask_json(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {mask(k) if isinstance(k, str) else k: mask_json(v, depth + 1) for k, v in value.items()}
+    return value

@@ -56,6 +56,8 @@ def load_profiles_file(path: str) -> dict[str, Profile]:
         raise BadInput(f"{path}: cannot read profiles file ({exc.__class__.__name__})") from None
     try:
         doc = yaml.safe_load(text)
+    except RecursionError:
+        raise BadInput(f"{path}: nested too deeply to be a profiles file") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else path
@@ -77,8 +79,9 @@ def build_profiles(doc: Any, source: str) -> dict[str, Profile]:
     built: dict[str, Profile] = {}
     for name, spec in entries.items():
         key = f"profiles.{name}"
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise BadInput(f"{source}: {key}: profile names are letters, digits, '.', '_' and '-'")
+        if not isinstance(name, str) or not _NAME.fullmatch(name):  # match() let "evil\n" through ($ before \n)
+            shown = name if isinstance(name, str) and name.isprintable() else ascii(name)
+            raise BadInput(f"{source}: profiles.{shown}: profile names are letters, digits, '.', '_' and '-'")
         built[name] = _build_one(name, spec, {**PROFILES, **built}, source, key)
     return built
 

@@ -72,11 +72,14 @@ def load_acknowledgements(path: str | None, today: str,
         with open_regular(path, "acknowledgements file") as fh:
             raw = fh.read(1 << 20)
         doc = yaml.safe_load(raw.decode("utf-8"))
+        doc = _dates_as_text(doc)
+    except RecursionError:
+        raise BadInput(f"{path}: {where}: nested too deeply to read") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
         raise BadInput(f"{path}:{line}: {where}: not valid YAML") from None
     try:
-        return parse_acknowledgements(_dates_as_text(doc), today)
+        return parse_acknowledgements(doc, today)
     except AcknowledgementError as exc:
         raise BadInput(inert_line(f"{path}: {exc}")) from None
 
@@ -96,9 +99,13 @@ def load_targets_text(text: str, source: str) -> list[Any]:
     """A JSON or YAML list (a single object is a list of one)."""
     try:
         doc = json.loads(text)
+    except RecursionError:
+        raise BadInput(f"{source}: nested too deeply to be a list of targets") from None
     except json.JSONDecodeError as json_exc:
         try:
             doc = yaml.safe_load(text)
+        except RecursionError:
+            raise BadInput(f"{source}: nested too deeply to be a list of targets") from None
         except yaml.YAMLError:
             raise BadInput(f"{source}: not valid JSON ({json_exc.msg} at line {json_exc.lineno}) "
                            "or YAML") from None

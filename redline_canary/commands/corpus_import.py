@@ -1,7 +1,8 @@
 """``corpus import --from redline SRC --out DIR``: a Redline checkout as this product's corpus.
 
 The edge of :mod:`redline_canary.corpus.redline_import`: it reads the checkout's ``seeded/`` and
-``standards/`` into memory (bounded: a checkout is source, not data), converts, and writes
+``standards/`` into memory (bounded: a checkout is source, not data; confined: nothing
+outside SRC is read, whatever a link says), converts, and writes
 the corpus all at once into a folder that did not exist or was empty, so a failed import
 leaves nothing half-written. The report (markers read, converted, rejected with
 ``file:line`` and a reason, per stack) goes to stdout, or as JSON with ``--json``.
@@ -16,12 +17,13 @@ from typing import Any
 import yaml
 
 from redline_canary.commands.corpus import write_export
-from redline_canary.corpus.redline_import import MAX_FILES, SIDE_TABLE, convert
+from redline_canary.corpus.redline_import import SIDE_TABLE, convert
 from redline_canary.corpus.redline_report import ImportResult, Note
 from redline_canary.corpus.redline_scale import SEVERITY_MAP
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.report.text import inert_line, json_text
 from redline_canary.run.corpus_files import MAX_FILE_BYTES
+from redline_canary.score.defaults import IMPORT_MAX_BYTES, IMPORT_MAX_FILES
 
 SOURCES = ("redline",)
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
@@ -54,13 +56,25 @@ def register(inner: Any) -> None:
 
 
 def read_checkout(src: Path) -> tuple[dict[str, bytes], list[Note]]:
-    """``seeded/**`` and ``standards/**`` of a checkout as relative path → bytes."""
+    """``seeded/**`` and ``standards/**`` of a checkout as relative path → bytes.
+
+    Confined to SRC: ``seeded`` or ``standards`` being a link, or a link inside them that
+    resolves outside SRC, is refused (a link to ``~/.netrc`` would otherwise become a
+    corpus file that ``run`` pushes to the canary repository); a link that stays inside is
+    noted and skipped. Bounded: the files are counted and their sizes summed before one
+    byte is read (docs/corpus.md#importing-from-redline)."""
     if not src.is_dir():
         raise BadInput(f"{src}: Redline checkout not found (expected a folder)")
+    root = src.resolve()
+    for top in ("seeded", "standards"):
+        if (src / top).is_symlink():
+            raise BadInput(f"{src / top}: is a symbolic link: an import reads only what is inside {src} "
+                           "(copy the folder in instead)")
     if not (src / "seeded").is_dir():
         raise BadInput(f"{src}: not a Redline checkout (no seeded/ folder)")
-    files: dict[str, bytes] = {}
     notes: list[Note] = []
+    chosen: list[tuple[str, Path, int]] = []
+    total = 0
     for top in ("seeded", "standards"):
         base = src / top
         if not base.is_dir():
@@ -70,22 +84,44 @@ def read_checkout(src: Path) -> tuple[dict[str, bytes], list[Note]]:
             if any(part in _SKIP_DIRS for part in path.relative_to(src).parts):
                 continue
             if path.is_symlink():
+                if not _inside(path, root):
+                    raise BadInput(f"{path}: a symbolic link to outside {src}: an import never reads "
+                                   "outside its source folder (remove the link)")
                 notes.append(Note(rel, 0, "a symbolic link: not followed"))
                 continue
             if not path.is_file():
                 continue
-            if len(files) >= MAX_FILES:
-                raise BadInput(f"{src}: more than {MAX_FILES} files under seeded/ and standards/ "
-                               "(is this a Redline checkout?)")
             try:
                 size = path.stat().st_size
-                if size > MAX_FILE_BYTES:
-                    notes.append(Note(rel, 0, f"larger than 1 MiB ({size} bytes): not imported"))
-                    continue
-                files[rel] = path.read_bytes()[: MAX_FILE_BYTES + 1]
             except OSError as exc:
                 raise BadInput(f"{path}: cannot read ({exc.strerror or exc.__class__.__name__})") from None
+            if size > MAX_FILE_BYTES:
+                notes.append(Note(rel, 0, f"larger than 1 MiB ({size} bytes): not imported"))
+                continue
+            chosen.append((rel, path, size))
+            total += size
+            if len(chosen) > IMPORT_MAX_FILES:
+                raise BadInput(f"{src}: more than {IMPORT_MAX_FILES} files under seeded/ and standards/ "
+                               "(is this a Redline checkout?); nothing was read")
+            if total > IMPORT_MAX_BYTES:
+                raise BadInput(f"{src}: more than {IMPORT_MAX_BYTES // (1024 * 1024)} MiB under seeded/ and "
+                               "standards/ (is this a Redline checkout?); nothing was read")
+    files: dict[str, bytes] = {}
+    for rel, path, _size in chosen:
+        try:
+            with path.open("rb") as handle:
+                files[rel] = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise BadInput(f"{path}: cannot read ({exc.strerror or exc.__class__.__name__})") from None
     return files, notes
+
+
+def _inside(link: Path, root: Path) -> bool:
+    """Whether ``link`` resolves inside ``root`` (a loop or an unreadable hop: no)."""
+    try:
+        return link.resolve(strict=False).is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False
 
 
 def _yaml(doc: Any) -> str:
@@ -107,7 +143,10 @@ def run_import(args: argparse.Namespace) -> int:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise BadInput(f"--out {out}: exists and is not an empty folder (nothing was written)")
     files, notes = read_checkout(src)
-    result = convert(files, replace_secrets=not args.keep_secrets, source_label=str(src))
+    try:
+        result = convert(files, replace_secrets=not args.keep_secrets, source_label=str(src))
+    except BadInput as exc:  # the pure converter names the file relative to SRC
+        raise BadInput(f"{src}/{exc}") from None
     result.notes[:0] = notes
     if not result.stacks:
         raise BadInput(f"{src}/seeded: no stack folders (seeded/<stack>/...): nothing to import")

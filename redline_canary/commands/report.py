@@ -110,7 +110,7 @@ def report(options: ReportOptions, *, out: TextIO, err: TextIO) -> int:
     if options.html:
         from redline_canary.report.html import render_html
 
-        files = render_html(board, options.html)
+        files = render_html(board, options.html, write=lambda path, text: safe_write_text(path, text, mode=0o666))
         print(f"{options.html}: wrote {len(files)} files (open {Path(options.html) / 'index.html'})", file=err)
     if options.markdown:
         safe_write_text(options.markdown, render_markdown(board), mode=0o666)

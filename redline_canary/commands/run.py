@@ -45,7 +45,7 @@ from redline_canary.run.files import safe_write_text
 from redline_canary.run.history import read_history
 from redline_canary.run.runner import default_run_id, run_id_lines, run_targets, summary_table
 from redline_canary.run.targets import Target
-from redline_canary.score.defaults import BY_FLAG
+from redline_canary.score.defaults import BUDGET_SHARE_WARN, BY_FLAG, WRITES_PER_HOUR, WRITES_PER_MINUTE
 from redline_canary.score.polling import PollConfig
 from redline_canary.score.record import KINDS
 
@@ -142,9 +142,9 @@ def check_run_options(args: argparse.Namespace) -> None:
         validate.run_id(args.run_id)
     if args.history:
         validate.history_path(args.history, "--history")
-    if args.save_captures:
+    if args.save_captures is not None:  # given empty is a mistake, not "don't save"
         validate.output_dir(args.save_captures, "--save-captures")
-    if args.record:
+    if args.record is not None:  # `--record ''` once recorded nothing, silently
         validate.output_dir(args.record, "--record")
     if args.baseline_history and not args.baseline:
         raise BadInput("--baseline-history: only used with --baseline")
@@ -228,6 +228,9 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
     stands in for the network (the sandbox in-process, in tests)."""
     run_id = options.cycle.run_id
     targets = list(options.targets)
+    warning = budget_warning(options.budget_share)
+    if warning:
+        print(f"redline-canary: warning: {warning}", file=err)
     if options.dry_run:
         print(f"run {run_id}: {len(targets)} target(s), nothing will be touched", file=out)
         if options.app is not None:
@@ -266,6 +269,17 @@ def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseT
         print(f"redline-canary: {inert_line(mask(str(recorder.failure)))}", file=err)
         return combine_exit_codes((result.exit_code, recorder.failure.exit_code))
     return result.exit_code
+
+
+def budget_warning(share: int) -> str | None:
+    """What a large ``--budget-share`` means in writes, when it means a crawl (docs/github.md#52-secondary)."""
+    if share <= BUDGET_SHARE_WARN:
+        return None
+    per_minute, per_hour = WRITES_PER_MINUTE / share, WRITES_PER_HOUR / share
+    return (f"--budget-share {share}: this job paces itself at {max(1, int(per_minute))} write(s) a minute "
+            f"({per_minute:.2f} of GitHub's {WRITES_PER_MINUTE}) and {max(1, int(per_hour))} an hour: a PR "
+            f"takes minutes to open; give the number of jobs that really share the token at once "
+            f"(at most {BUDGET_SHARE_WARN} keeps two writes a minute)")
 
 
 def _new_file(path: Path, text: str) -> None:

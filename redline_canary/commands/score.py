@@ -284,6 +284,8 @@ def _read_capture(path: str) -> dict[str, Any]:
         raise BadInput(f"{path}: capture file not found") from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise BadInput(f"{path}: nested too deeply to be a capture") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: cannot read capture ({exc.__class__.__name__})") from None
     if not isinstance(doc, dict):

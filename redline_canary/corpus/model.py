@@ -422,6 +422,9 @@ def lint_stack(corpus: CorpusData, stack: str) -> list[Problem]:
     seeded = view(corpus, stack, "seeded")
     clean = view(corpus, stack, "clean")
     problems = seeded.problems + clean.problems
+    if not any(corpus.files[stack].get(kind) for kind in KINDS):  # an empty folder measures nothing
+        problems.append(Problem(corpus.display("seeded", stack, "").rstrip("/"), 0,
+                                "no file in this stack (neither seeded/ nor clean/): add its files or remove it"))
     problems += _catalog_problems(corpus, seeded)
     problems += _twin_problems(corpus, seeded, clean)
     problems += _import_rejections(corpus, stack)

@@ -40,7 +40,6 @@ from redline_canary.corpus.severity import Severity
 
 SHARED_CLEAN_STACK = "shared-clean"  # Redline's seeded/clean/ becomes a precision-only stack
 SIDE_TABLE = "redline-import.yml"
-MAX_FILES = 5000
 
 # --------------------------------------------------------------------------- secrets
 

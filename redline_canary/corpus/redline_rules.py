@@ -22,6 +22,7 @@ from redline_canary.corpus.redline_report import Note
 from redline_canary.corpus.redline_scale import SEVERITY_MAP, UNCATALOGUED_RULE
 from redline_canary.corpus.rule_ids import RULE_ID, is_segment, normalise_rule
 from redline_canary.corpus.severity import Severity
+from redline_canary.errors import BadInput
 
 # --------------------------------------------------------------------------- the standards
 
@@ -109,6 +110,8 @@ def standards_sources(files: Mapping[str, bytes], notes: list[Note]) -> tuple[li
         return every, None
     try:
         doc = json.loads(files[manifest_path].decode("utf-8"))
+    except RecursionError:  # not a manifest anyone wrote: refuse rather than guess
+        raise BadInput(f"{manifest_path}: nested too deeply to be a manifest") from None
     except (UnicodeDecodeError, ValueError):
         notes.append(Note(manifest_path, 0, "not valid JSON: read every standards/**/*.md instead"))
         return every, None

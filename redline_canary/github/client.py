@@ -12,11 +12,12 @@ token may go, is :mod:`~redline_canary.github.transport`'s.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from redline_canary.errors import BadInput, InfraFailure, register_secret
+from redline_canary.errors import BadInput, InfraFailure, mask_json, register_secret
 from redline_canary.github.decipher import ApiFailure
 from redline_canary.github.doctor_checks import Answer
 from redline_canary.github.forge import CHANNEL_PATHS, BaseCommit, ChannelState
@@ -134,7 +135,8 @@ class GitHubClient(ApiSession):
             state = states.setdefault(channel, ChannelState())
             with self._infra(f"{repo}#{number}: poll {channel}"):
                 try:
-                    fresh = self.policy.call(lambda: self._read_channel(route, url, state, key))  # noqa: B023
+                    fresh = self.policy.call(lambda: self._read_channel(route, url, state, key),  # noqa: B023
+                                             on_rate_limit=lambda s: _add_wait(state, s))  # noqa: B023
                 except ApiFailure as exc:
                     # Check runs need the `checks: read` permission many tokens lack:
                     # without it we simply do not see them, as before.
@@ -142,6 +144,7 @@ class GitHubClient(ApiSession):
                         raise
                     fresh = []
             if fresh is not None:
+                fresh = mask_json(fresh)  # a comment quoting the token never reaches a capture or record
                 changed = changed or fresh != state.items
                 state.items = fresh
         return changed
@@ -252,6 +255,8 @@ class GitHubClient(ApiSession):
         def on_failure(exc: ApiFailure) -> bool | None:
             if exc.status == 422 and "already exists" in exc.message.lower():
                 return moved(self._ref_sha(repo, branch))
+            if exc.transient:  # a timeout or a 5xx: GitHub may still create it (delete_branch looks)
+                self.unsettled_refs.add((repo, branch))
             return None
 
         self._create("POST", "/repos/{owner}/{repo}/git/refs", self._repo_url(repo, "git/refs"),
@@ -365,8 +370,35 @@ class GitHubClient(ApiSession):
                     return False
                 raise
 
+        chosen = policy or self.policy
         with self._infra(f"{repo}: delete {branch}"):
-            return (policy or self.policy).call(once)
+            deleted = chosen.call(once)
+            if (repo, branch) in self.unsettled_refs:
+                deleted = self._delete_late_ref(repo, branch, chosen, once) or deleted
+            return deleted
+
+    def _delete_late_ref(self, repo: str, branch: str, policy: RetryPolicy, delete: Callable[[], bool]) -> bool:
+        """A creation of this ref we gave up on (a timeout, a 5xx) may still be running on
+        GitHub's side and create the ref after teardown deleted or missed it: a ghost canary
+        branch. So look again for as long as a request gets (``request_timeout``), eleven
+        times, deleting it whenever it is there. Bounded, and cut short by a signal's
+        deadline (docs/github.md#53-retries-and-pacing-in-clients)."""
+        self.unsettled_refs.discard((repo, branch))
+        step = self.request_timeout / 10
+        url = self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}")
+        deleted = False
+        for _ in range(11):
+            if policy.deadline is not None and policy.clock.now() + step > policy.deadline:
+                break
+            policy.clock.sleep(step)
+            try:
+                self._get("/repos/{owner}/{repo}/git/ref/{ref}", url, policy=policy)
+            except ApiFailure as exc:
+                if exc.status == 404:
+                    continue
+                raise
+            deleted = policy.call(delete) or deleted
+        return deleted
 
     # --- issues (the regression issue on the metrics repository) -------------------
     def labelled_issues(self, repo: str, label: str, state: str = "open") -> list[dict[str, Any]]:
@@ -554,3 +586,7 @@ def _int(value: Any, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ApiFailure(200, f"expected a positive integer at {key}", malformed=True)
     return value
+
+
+def _add_wait(state: ChannelState, seconds: float) -> None:
+    state.rate_limit_wait += seconds

@@ -34,6 +34,7 @@ class BaseCommit:
 class ChannelState:
     etag: str | None = None
     items: list[dict[str, Any]] | None = None
+    rate_limit_wait: float = 0.0  # seconds GitHub's rate limit made reads of this channel wait
 
 
 class Forge(Protocol):

@@ -46,7 +46,7 @@ class Recorder:
         except OSError as exc:
             raise BadInput(f"--record: cannot create {folder}: {exc.strerror or exc}") from None
         self.run_id = run_id
-        self.secrets = tuple(s for s in secrets if s)
+        self.secrets = tuple(dict.fromkeys(s for s in secrets if s))
         self.count = 0  # interactions numbered so far
         self.written = 0  # files written: ``count`` unless a write failed
         self.failure: CanaryError | None = None  # the write that stopped the recording
@@ -54,7 +54,12 @@ class Recorder:
         self._lock = threading.Lock()
 
     def add_secret(self, secret: str) -> None:
-        self.secrets = (*self.secrets, secret)
+        """Scrub ``secret`` from every later file. Called before every request of an App run
+        (the installation token is asked each time): a secret already known is not added
+        again, so the list holds each token once and scrubbing stays linear in the run."""
+        with self._lock:
+            if secret and secret not in self.secrets:
+                self.secrets = (*self.secrets, secret)
 
     def response(self, resp: httpx.Response) -> None:
         """The httpx ``response`` event hook: read the body and write the interaction."""

@@ -84,8 +84,19 @@ class RetryPolicy:
             return False
         return exc.rate_limited or exc.head_not_ready or (retry_transient and exc.transient)
 
-    def call(self, fn: Callable[[], T], *, retry_transient: bool = True) -> T:
-        """Run ``fn`` until it succeeds or the policy gives up (then re-raise the last failure)."""
+    def call(self, fn: Callable[[], T], *, retry_transient: bool = True,
+             on_rate_limit: Callable[[float], None] | None = None) -> T:
+        """Run ``fn`` until it succeeds or the policy gives up (then re-raise the last failure).
+
+        ``on_rate_limit(seconds)`` is told of each wait a rate limit imposes, before it starts:
+        a poll held up past its deadline by GitHub's limit is our failure to watch, and the
+        cycle must not mistake it for a reviewer's silence."""
+
+        def before_sleep(state: tenacity.RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            if on_rate_limit is not None and isinstance(exc, ApiFailure) and exc.rate_limited \
+                    and state.next_action is not None:
+                on_rate_limit(state.next_action.sleep)
 
         def wait(state: tenacity.RetryCallState) -> float:
             exc = state.outcome.exception() if state.outcome else None
@@ -105,6 +116,7 @@ class RetryPolicy:
             wait=wait,
             stop=stop,
             sleep=lambda seconds: self.clock.sleep(seconds * self.scale),
+            before_sleep=before_sleep,
             reraise=True,
         )
         return retrying(fn)

@@ -160,8 +160,12 @@ class ApiSession:
         scale = time_scale_from_env()
         self.policy = policy or RetryPolicy(clock=self.clock, scale=scale)
         self.pacer = pacer or Pacer(self.clock)
+        # How long we wait for an answer; a request given up on may still land on GitHub's
+        # side within as long again (the client looks that long for a ref it may have made).
+        self.request_timeout = max(timeout * scale, min(timeout, 1.0))
+        self.unsettled_refs: set[tuple[str, str]] = set()
         self._http = httpx.Client(
-            base_url=self.api_url, timeout=max(timeout * scale, min(timeout, 1.0)), follow_redirects=False,
+            base_url=self.api_url, timeout=self.request_timeout, follow_redirects=False,
             transport=transport,
             headers={"Accept": "application/vnd.github+json",
                      "X-GitHub-Api-Version": "2022-11-28",
@@ -210,7 +214,8 @@ class ApiSession:
 
     def _request(self, what: str, method: str, url: str, token: str, body: Any,
                  params: dict[str, Any] | None, headers: dict[str, str] | None) -> httpx.Response:
-        """One request with ``token`` in its header, redirects followed without it."""
+        """One request with ``token`` in its header; a redirect is followed only as
+        :meth:`_check_redirect` allows (a read, on the API's own origin)."""
         self._count(what)
         resp = self._http.request(method, url, json=body, params=params,
                                   headers={"Authorization": f"Bearer {token}", **(headers or {})})
@@ -218,9 +223,21 @@ class ApiSession:
             nxt = resp.next_request
             if not resp.is_redirect or nxt is None:
                 break
-            nxt.headers.pop("Authorization", None)  # a redirect never carries the token
+            self._check_redirect(method, what, resp.status_code, nxt.url)
             resp = self._http.send(nxt)
         return resp
+
+    def _check_redirect(self, method: str, what: str, status: int, target: httpx.URL) -> None:
+        """A redirect is followed only for a read and only on the API's own origin (GitHub
+        moves a renamed repository's routes with a 301 there; the token goes along, as it
+        stays with the API). A write is never re-sent anywhere: a 307 or 308 would replay the
+        tree or the comment to wherever ``Location`` says. Another origin never sees the
+        token, nor gets its answer counted as GitHub's (docs/github.md#9-tokens-and-permissions)."""
+        where = f"{target.scheme}://{target.host}" + (f":{target.port}" if target.port else "")
+        if method not in ("GET", "HEAD"):
+            raise ApiFailure(status, f"redirect on a write not followed (to {where[:100]})", what=what)
+        if _origin(target) != self._origin:
+            raise ApiFailure(status, f"redirect to another origin not followed (to {where[:100]})", what=what)
 
     def _json(self, method: str, route: str, url: str, *, body: Any = None,
               params: dict[str, Any] | None = None, pace: bool = True) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import io
 import itertools
 import multiprocessing
 import os
@@ -310,8 +311,12 @@ def _comparison_figure(c: Comparison) -> Figure:
     return fig
 
 
-def _save(fig: Figure, path: Path) -> None:
-    fig.savefig(path, format="svg", metadata={"Date": None})
+def _svg(fig: Figure) -> str:
+    """The figure as SVG text: drawn in memory, so every file is written by the one writer
+    ``render_html`` is given (whole or not at all, a full disk a one-line error)."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
 
 
 # --------------------------------------------------------------------------- HTML
@@ -427,20 +432,20 @@ def _comparison_section(c: Comparison, chart: str | None) -> str:
     return "\n".join(parts)
 
 
-def _draw(job: tuple[str, Any, str]) -> None:
-    """Render one chart to one file (runs in a worker process when there are many)."""
+def _draw(job: tuple[str, Any, str]) -> str:
+    """Render one chart to SVG text (runs in a worker process when there are many)."""
     import matplotlib
 
-    kind, data, path = job
+    kind, data, _path = job
     figures: dict[str, Callable[[Any], Figure]] = {
         "trend": _trend_figure, "seeds": _heatmap_figure, "compare": _comparison_figure}
     figure = figures[kind]
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "redline-canary",
                                 "font.family": "sans-serif", "hatch.linewidth": 0.5}):
-        _save(figure(data), Path(path))
+        return _svg(figure(data))
 
 
-def _draw_all(jobs: Sequence[tuple[str, Any, str]]) -> None:
+def _draw_all(jobs: Sequence[tuple[str, Any, str]]) -> list[str]:
     """Charts are independent, so with many of them and several cores they render in
     parallel (a 20-target, 5-year history otherwise takes ~10 s). Any trouble starting
     workers falls back to drawing in this process: same files, just slower."""
@@ -448,16 +453,25 @@ def _draw_all(jobs: Sequence[tuple[str, Any, str]]) -> None:
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                list(pool.map(_draw, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
-            return
+                return list(pool.map(_draw, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
         except (OSError, BrokenProcessPool):
             pass
-    for job in jobs:
-        _draw(job)
+    return [_draw(job) for job in jobs]
 
 
-def render_html(report: Report, out_dir: Path | str) -> list[Path]:
-    """Write ``index.html`` and ``charts/*.svg`` under ``out_dir``; returns the files.
+def write_file(path: Path, text: str) -> None:
+    """The writer used when none is given (tests, benchmarks): a plain write whose failure
+    (a full disk, a read-only folder) is a one-line error naming the file."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot write the HTML report ({exc.strerror or exc.__class__.__name__})") from None
+
+
+def render_html(report: Report, out_dir: Path | str, *,
+                write: Callable[[Path, str], None] = write_file) -> list[Path]:
+    """Write ``index.html`` and ``charts/*.svg`` under ``out_dir`` through ``write`` (the
+    command passes the safe writer); returns the files.
 
     Old ``charts/*.svg`` files are removed first so a target that left the window does
     not leave a stale chart behind; nothing else in ``out_dir`` is touched.
@@ -501,12 +515,10 @@ def render_html(report: Report, out_dir: Path | str) -> list[Path]:
             chart = f"charts/c{i:03d}-{re.sub(r'[^A-Za-z0-9]+', '-', c.stack)[:40]}.svg"
             jobs.append(("compare", c, str(out / chart)))
         compare_parts.append(_comparison_section(c, chart))
-    _draw_all(jobs)
+    for (_, _, path), svg in zip(jobs, _draw_all(jobs), strict=True):
+        write(Path(path), svg)
     index = out / "index.html"
-    try:
-        index.write_text(_page(report, anchors, body, compare_parts), encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"{index}: cannot write the HTML report ({exc.strerror})") from None
+    write(index, _page(report, anchors, body, compare_parts))
     return [Path(path) for _, _, path in jobs] + [index]
 
 

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from redline_canary.report.text import fmt_rate
+from redline_canary.score.acknowledgements import is_iso_date
 from redline_canary.score.scoring import wilson
 
 LEGACY_SCHEMA = "redline-legacy/1"
 SERIES = "redline"
-_WHEN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})$")
+_WHEN = re.compile(r"^\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):?(\d{2}))$")
 _REPO = re.compile(r"^[^/\s]+/[^/\s]+$")
 MAX_TEXT = 200
 MAX_STACKS = 200
@@ -86,6 +87,17 @@ def _text(value: Any) -> str:
     return re.sub(r"[\x00-\x1f\x7f]+", " ", str(value))[:MAX_TEXT]
 
 
+def is_iso_time(text: str) -> bool:
+    """An ISO-8601 time on a real calendar day, with hours, minutes, seconds and offset in
+    range: the shape alone let ``2025-13-45T99:99:99Z`` into the legacy series, where it
+    sorted after every real run."""
+    m = _WHEN.match(text)
+    if not m or not is_iso_date(text[:10]):
+        return False
+    hour, minute, second, off_h, off_m = (int(g) if g else 0 for g in m.groups())
+    return hour <= 23 and minute <= 59 and second <= 59 and off_h <= 23 and off_m <= 59
+
+
 def parse_redline(obj: Any) -> LegacyRun:
     """One ``seed-scores.jsonl`` object as written by Redline's scorer; LegacyError names what
     is wrong. Rates are recomputed from the counts (Redline rounds them to 3 places)."""
@@ -94,8 +106,8 @@ def parse_redline(obj: Any) -> LegacyRun:
     repo, when = obj.get("repo"), obj.get("scored_at")
     if not isinstance(repo, str) or not _REPO.match(repo):
         raise LegacyError("repo: expected owner/name")
-    if not isinstance(when, str) or not _WHEN.match(when):
-        raise LegacyError("scored_at: expected an ISO-8601 time")
+    if not isinstance(when, str) or not is_iso_time(when):
+        raise LegacyError("scored_at: expected an ISO-8601 time that exists (2025-13-45T99:99:99Z does not)")
     pr = obj.get("pr")
     if pr is not None and (isinstance(pr, bool) or not isinstance(pr, int) or pr < 0):
         raise LegacyError("pr: expected a PR number")

@@ -174,6 +174,8 @@ def _load_folder(base: Path, root: str | None) -> CorpusData:
             doc = yaml.safe_load(_read_bytes(rules_path).decode("utf-8"))
             rules, rule_problems = parse_rules(doc, str(rules_path))
             problems += rule_problems
+    except RecursionError:  # yaml recurses per level: a hostile file is refused, not a crash
+        raise BadInput(f"{rules_path}: nested too deeply to be a rules catalog") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
         why = getattr(exc, "problem", None) or exc.__class__.__name__
@@ -203,6 +205,8 @@ def _load_folder(base: Path, root: str | None) -> CorpusData:
         try:
             corpus.adjudications = yaml.safe_load(_read_bytes(log_path).decode("utf-8"))
             corpus.has_adjudications = True
+        except RecursionError:
+            problems.append(Problem(str(log_path), 1, "nested too deeply to be an adjudication log"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
             problems.append(Problem(str(log_path), line, "not valid YAML"))
@@ -219,6 +223,8 @@ def _load_folder(base: Path, root: str | None) -> CorpusData:
         try:
             corpus.imported = yaml.safe_load(_read_bytes(import_path).decode("utf-8"))
             corpus.has_import_table = True
+        except RecursionError:
+            problems.append(Problem(str(import_path), 1, "nested too deeply to be an import table"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
             problems.append(Problem(str(import_path), line, "not valid YAML"))

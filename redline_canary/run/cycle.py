@@ -240,6 +240,7 @@ class TargetCycle:
         """One conditional read of every channel, then the polling decision; the verdict."""
         assert pr.poll is not None and pr.number is not None
         config = self.options.poll
+        waited = sum(state.rate_limit_wait for state in pr.states.values())
         self.client.poll(self.target.repo, pr.number, pr.states,
                          reactions=self.profile.reads_reactions,
                          head_sha=pr.head_sha if self.profile.reads_check_runs else None,
@@ -249,7 +250,9 @@ class TargetCycle:
         comments = comments_from_capture(self._capture(pr))
         extraction = self.profile.extract(comments)
         before = (pr.poll.activity, pr.poll.stable)
-        observe(pr.poll, config, self.clock.now(), activity_fingerprint(comments, self.profile.is_reviewer), extraction)
+        waited = sum(state.rate_limit_wait for state in pr.states.values()) - waited
+        observe(pr.poll, config, self.clock.now(), activity_fingerprint(comments, self.profile.is_reviewer), extraction,
+                rate_limited=waited)
         if (pr.poll.activity, pr.poll.stable) != before and not pr.poll.verdict:
             self.progress(self._label(pr), describe(pr.poll, config, self.clock.now()))
         return pr.poll.verdict
@@ -279,7 +282,8 @@ class TargetCycle:
         if outcome is None and verdict == "timeout" and pr.poll and not pr.poll.activity:
             outcome = "silent"
         unconfirmed = outcome is None and verdict == "unconfirmed"
-        if unconfirmed:
+        held_up = outcome is None and verdict == "rate_limited"
+        if unconfirmed or held_up:
             outcome = "error"
         if pr.number is None and outcome is None:
             outcome = "error"
@@ -288,6 +292,11 @@ class TargetCycle:
             notice = f"{self.profile.name}: {pr.unconfirmed}"
             record = replace(record, notice=notice,
                              gate=replace(record.gate, reasons=(f"reviewer error: {notice}",)))
+        elif held_up and pr.poll is not None:
+            notice = (f"GitHub's rate limit held the polls up {pr.poll.rate_limit_wait:.0f} s, past the "
+                      f"{self.options.poll.timeout / 60:g}-minute deadline, before any trace of the reviewer: "
+                      "it was not watched to the end (ours, not a silent reviewer)")
+            record = replace(record, notice=notice, gate=replace(record.gate, reasons=(notice,)))
         if self.options.save_captures:
             self._save_capture(pr, capture)
         self.progress(self._label(pr), f"{record.outcome}, gate "

@@ -340,6 +340,7 @@ def _append_locked(p: Path, choose: Callable[[], list[Row]]) -> tuple[int, TornT
         os.set_blocking(fd, True)
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
+            _refuse_foreign(p, fd)
             torn = _torn_tail(p, fd)
             rows = choose()
             if rows or torn is not None:
@@ -354,6 +355,34 @@ def _append_locked(p: Path, choose: Callable[[], list[Row]]) -> tuple[int, TornT
 
 
 _TAIL_CHUNK = 1 << 16
+
+
+def _refuse_foreign(p: Path, fd: int) -> None:
+    """BadInput if the file is not a JSONL history we may append to: its first line is not
+    a JSON object, or it holds a NUL byte where we look, or its unfinished last line is not
+    the start of one (a killed writer of ours leaves ``{...`` in UTF-8). A binary file given
+    as ``--into`` was once "repaired" by cutting its content off as a torn tail."""
+    size = os.fstat(fd).st_size
+    head = os.pread(fd, min(size, _TAIL_CHUNK), 0)
+    tail = os.pread(fd, min(size, _TAIL_CHUNK), max(0, size - _TAIL_CHUNK))
+    newline = tail.rfind(b"\n")
+    last = tail[newline + 1:] if not tail.endswith(b"\n") and (newline >= 0 or size <= _TAIL_CHUNK) else b""
+    foreign = (b"\0" in head or b"\0" in tail or (head.strip() and not head.lstrip().startswith(b"{"))
+               or (last and not last.lstrip().startswith(b"{")) or not _utf8_prefix(last))
+    if foreign:
+        raise BadInput(f"{p}: not a JSONL history (binary, or a line that is not a JSON object): refusing to "
+                       "append to it or repair it; the file is unchanged")
+
+
+def _utf8_prefix(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8, allowing a character cut off at its very end (a kill mid-write)."""
+    for cut in range(4):
+        try:
+            data[: len(data) - cut].decode("utf-8")
+            return True
+        except UnicodeDecodeError:
+            continue
+    return False
 
 
 def _torn_tail(p: Path, fd: int) -> TornTail | None:

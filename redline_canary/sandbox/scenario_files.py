@@ -50,6 +50,8 @@ def load_scenario(path: str | Path) -> Scenario:
             data = json.loads(text, object_pairs_hook=_unique_json_object)
         else:
             data = yaml.load(text, Loader=_UniqueKeyLoader)
+    except RecursionError:
+        raise ScenarioError(f"{source}: nested too deeply to be a scenario") from None
     except (ValueError, yaml.YAMLError) as exc:
         detail = " ".join(str(exc).split())
         kind = "JSON" if p.suffix.lower() == ".json" else "YAML"

@@ -16,6 +16,9 @@ headers (``x-oauth-scopes``: classic; the permissions or expiry header: fine-gra
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,6 +40,12 @@ from redline_canary.github.recordings import (
 )
 
 MAX_FILES = 20_000
+MAX_FILE_BYTES = 16 * 1024 * 1024  # one interaction; a recorded body is at most GitHub's 10 MiB or so
+# A method is an HTTP token; a path is printable ASCII (GitHub's are percent-encoded): a CR,
+# an ESC or a space in either would be sent as something else, or print as a forged line.
+_METHOD = re.compile(r"[A-Za-z]{1,16}")
+_PATH = re.compile(r"/[!-~]{0,4095}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 CANARY_TOPIC = "redline-canary"
 
 
@@ -62,18 +71,23 @@ def load_recording(folder: str | Path) -> list[tuple[str, dict[str, Any]]]:
     out: list[tuple[str, dict[str, Any]]] = []
     for path in files:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise BadInput(f"{path}: not a JSON interaction: {' '.join(str(exc).split())[:200]}") from None
+            data = json.loads(_read_regular(path).decode("utf-8"))
+        except RecursionError:
+            raise BadInput(f"{_shown(path)}: nested too deeply to be a recorded interaction") from None
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise BadInput(f"{_shown(path)}: not a JSON interaction: {escaped(' '.join(str(exc).split()))[:200]}"
+                           ) from None
         for key, kind in (("request", dict), ("response", dict)):
             if not isinstance(data, dict) or not isinstance(data.get(key), kind):
                 raise BadInput(f"{path}: {key}: must be an object")
         req, resp = data["request"], data["response"]
-        if not isinstance(req.get("method"), str) or not isinstance(req.get("path"), str) \
-                or not req["path"].startswith("/"):
-            raise BadInput(f"{path}: request.method/request.path: must be a method and an absolute path")
+        if not isinstance(req.get("method"), str) or not _METHOD.fullmatch(req["method"]):
+            raise BadInput(f"{_shown(path)}: request.method: must be an HTTP method (letters only)")
+        if not isinstance(req.get("path"), str) or not _PATH.fullmatch(req["path"]):
+            raise BadInput(f"{_shown(path)}: request.path: must be an absolute path of printable ASCII "
+                           "(no control character, space or non-ASCII letter: GitHub's are percent-encoded)")
         if isinstance(resp.get("status"), bool) or not isinstance(resp.get("status"), int):
-            raise BadInput(f"{path}: response.status: must be an integer")
+            raise BadInput(f"{_shown(path)}: response.status: must be an integer")
         out.append((path.name, data))
 
     def order(item: tuple[str, dict[str, Any]]) -> tuple[str, str, int, str]:
@@ -84,6 +98,54 @@ def load_recording(folder: str | Path) -> list[tuple[str, dict[str, Any]]]:
                 index if isinstance(index, int) and not isinstance(index, bool) else 0, item[0])
 
     return sorted(out, key=order)
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most :data:`MAX_FILE_BYTES`.
+
+    Opened without blocking and checked on the open descriptor: a FIFO would hang a plain
+    read and ``/dev/zero`` never ends, so anything but a regular file is refused, and the
+    read stops one byte past the bound whatever the file claims its size is."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise BadInput(f"{_shown(path)}: cannot read ({exc.strerror or exc.__class__.__name__})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise BadInput(f"{_shown(path)}: not a regular file (a FIFO, device or folder is never read)")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise BadInput(f"{_shown(path)}: cannot read ({exc.strerror or exc.__class__.__name__})") from None
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES:
+        raise BadInput(f"{_shown(path)}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB: not a recorded interaction")
+    return b"".join(chunks)
+
+
+def escaped(text: object) -> str:
+    """Recorded text as one printable line: every control character (a newline that would
+    start a forged summary line, an ESC, a CR) and lone surrogate shown as an escape."""
+    raw = str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), raw)
+
+
+def _shown(path: Path) -> str:
+    return escaped(str(path))
+
+
+def _header_value(value: object) -> str:
+    """A recorded header value as bytes httpx sends: non-ASCII and lone surrogates survive as
+    escapes, CR and LF never split the header."""
+    return escaped(value).encode("ascii", "backslashreplace").decode("ascii")
 
 
 def _repos(interactions: list[tuple[str, dict[str, Any]]]) -> dict[str, str]:
@@ -178,9 +240,14 @@ def verify(interactions: list[tuple[str, dict[str, Any]]], *, reviewer: str = "b
             method = req["method"].upper()
             path = substitute_path(req["path"], mapping)
             raw = req.get("headers") if isinstance(req.get("headers"), dict) else {}
-            headers = {k.lower(): mapping.get(str(v), str(v)) for k, v in raw.items() if k.lower() in REQUEST_HEADERS}
+            headers = {str(k).lower(): _header_value(mapping.get(str(v), str(v))) for k, v in raw.items()
+                       if str(k).lower() in REQUEST_HEADERS}
             body = substitute(req.get("body"), mapping)
-            content = None if body is None else (body.encode() if isinstance(body, str) else json.dumps(body).encode())
+            try:
+                content = None if body is None else (body.encode("utf-8", "backslashreplace") if isinstance(body, str)
+                                                      else json.dumps(body).encode())
+            except (RecursionError, ValueError):
+                raise BadInput(f"{escaped(name)}: request.body: cannot be sent (nested too deeply)") from None
             if content is not None:
                 headers.setdefault("content-type", "application/json")
             _dialect(sb, headers_of(recorded))
@@ -201,9 +268,9 @@ def verify(interactions: list[tuple[str, dict[str, Any]]], *, reviewer: str = "b
 def render(outcomes: list[Outcome]) -> str:
     lines = []
     for o in outcomes:
-        lines.append(f"{'DIFF' if o.differences else 'same'}  {o.name}  ({o.method} {o.path.split('?')[0][:100]} "
-                     f"-> {o.status})")
-        lines += [f"        {d}" for d in o.differences]
+        lines.append(f"{'DIFF' if o.differences else 'same'}  {escaped(o.name)}  ({escaped(o.method)} "
+                     f"{escaped(o.path.split('?')[0][:100])} -> {o.status})")
+        lines += [f"        {escaped(d)}" for d in o.differences]
     differ = sum(bool(o.differences) for o in outcomes)
     lines.append(f"{len(outcomes)} interaction(s) replayed, {differ} differ")
     return "\n".join(lines)

@@ -66,3 +66,16 @@ def default(flag: str) -> float | int | str:
 # one run left); at most this many recent PRs are read for evidence the reviewer is installed.
 TOKEN_EXPIRY_WARN_DAYS = 14
 DOCTOR_RECENT_PULLS = 10
+
+# corpus import: a Redline checkout's seeded/ and standards/ are source, not data. Checked
+# from the files' sizes before anything is read into memory (2,000 files of 1 MiB once
+# exhausted it).
+IMPORT_MAX_FILES = 5000
+IMPORT_MAX_BYTES = 64 * 1024 * 1024
+
+# run --budget-share: GitHub's content-creation limits per token, and the share above which
+# a job's pace (80/N a minute) drops under two writes a minute: a run then crawls, so it is
+# said before the run starts rather than discovered as a stall.
+WRITES_PER_MINUTE = 80
+WRITES_PER_HOUR = 500
+BUDGET_SHARE_WARN = 40

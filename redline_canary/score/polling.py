@@ -38,7 +38,11 @@ class PollState:
     activity: int = 0
     fingerprint: str | None = None
     stable: int = 0
-    verdict: str | None = None  # done | stable | timeout | unconfirmed
+    verdict: str | None = None  # done | stable | timeout | unconfirmed | rate_limited
+    # Seconds GitHub's rate limit held this PR's polls up: a deadline that passes during
+    # such a wait, before any trace of the reviewer, is ours (`rate_limited`), not silence
+    # (docs/matching.md#when-a-review-is-done).
+    rate_limit_wait: float = 0.0
     finished_at: float | None = None
     # Why the trigger may not have taken (None: no doubt); any trace of the reviewer clears it.
     unconfirmed: str | None = None
@@ -56,9 +60,12 @@ def activity_fingerprint(comments: Sequence[Comment], is_reviewer: Callable[[Com
 
 
 def observe(state: PollState, config: PollConfig, now: float, fingerprint: str,
-            extraction: Extraction) -> PollState:
-    """Record one poll and decide whether the PR is finished."""
+            extraction: Extraction, *, rate_limited: float = 0.0) -> PollState:
+    """Record one poll and decide whether the PR is finished. ``rate_limited``: seconds this
+    poll waited on GitHub's rate limit (its reads of one channel then happened long after
+    those of another, and the reviewer may have spoken in between, unseen)."""
     state.polls += 1
+    state.rate_limit_wait += rate_limited
     state.activity = extraction.activity
     if extraction.activity and fingerprint == state.fingerprint:
         state.stable += 1
@@ -74,7 +81,7 @@ def observe(state: PollState, config: PollConfig, now: float, fingerprint: str,
     elif state.unconfirmed and now - state.started_at >= min(config.unconfirmed_timeout, config.timeout):
         state.verdict = "unconfirmed"
     elif now - state.started_at >= config.timeout:
-        state.verdict = "timeout"
+        state.verdict = "rate_limited" if rate_limited and not extraction.activity else "timeout"
     if state.verdict:
         state.finished_at = now
     return state

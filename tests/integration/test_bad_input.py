@@ -29,6 +29,7 @@ from redline_canary.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 MINI = ROOT / "tests" / "data" / "corpus"
 CAPTURE = ROOT / "tests" / "data" / "captures" / "python-bandit-seeded.json"
+REDLINE = ROOT / "tests" / "data" / "redline"
 OTHERS = "owned by the history/escaping work"
 
 Mutation = Callable[[dict[str, Any]], Any]
@@ -111,6 +112,16 @@ def _targets(*items: Any) -> str:
 def _t(**extra: Any) -> str:
     return _targets({"repo": "acme/canary-mini", "stack": "mini", **extra})
 
+
+# sandbox verify: a recording folder each, holding one hostile 0001.json (made in _make_assets).
+RECORDINGS = ("deep-json", "deep-body", "fifo", "dev-zero", "cr-path", "esc-path", "space-path",
+              "newline-method", "summary-method", "not-utf8", "too-big")
+# corpus import: a Redline checkout each, escaping its folder or too big to read.
+IMPORTS = ("seeded-link", "standards-link", "seeded-link-inside", "file-link-outside", "dir-link-outside",
+           "loop-link", "deep-manifest", "too-many-bytes", "too-many-files")
+IMPOSSIBLE_DATES = {"month-13": "2025-13-45T99:99:99Z", "feb-30": "2025-02-30T10:00:00Z",
+                    "hour-24": "2025-06-01T24:00:00Z", "minute-60": "2025-06-01T10:60:00Z",
+                    "feb-29-common-year": "2025-02-29T10:00:00Z", "offset-hour-99": "2025-06-01T10:00:00+99:00"}
 
 CASES: list[Case] = [
     # --- run: ids, numbers, URLs, paths ---------------------------------------------
@@ -318,6 +329,27 @@ CASES: list[Case] = [
         ("latency-negative", ["--latency", "-1"]), ("latency-inf", ["--latency", "inf"]),
         ("repo-three-parts", ["--repo", "a/b/c"]), ("repo-newline", ["--repo", "a/b\n"]),
         ("reviewer", ["--reviewer", "alien"]), ("reviewer-kind", ["--reviewer-kind", "alien"])]],
+    # --- issue 24: hostile files the second round found ----------------------------------
+    *[Case(f"sandbox-verify-{n}", ["sandbox", "verify", f"{{assets}}/rec-{n}"]) for n in RECORDINGS],
+    *[Case(f"corpus-import-{n}", ["corpus", "import", "--from", "redline", f"{{assets}}/import-{n}",
+                                  "--out", "{work}/imported"]) for n in IMPORTS],
+    Case("run-record-empty", [*RUN, "--record="]),
+    Case("run-save-captures-empty", [*RUN, "--save-captures="]),
+    Case("run-profiles-control-name", [*RUN, "--profiles", "{assets}/evil-profiles.yml"]),
+    Case("profile-list-control-name", ["profile", "list", "--profiles", "{assets}/evil-profiles.yml"]),
+    Case("history-merge-into-binary", ["history", "merge", "--into", "{assets}/binary.json",
+                                       "{assets}/history.jsonl"]),
+    Case("history-merge-into-png", ["history", "merge", "--into", "{assets}/image.png", "{assets}/history.jsonl"]),
+    *[Case(f"history-import-date-{n}", ["history", "import", "--from", "redline", f"{{assets}}/redline-{n}.jsonl",
+                                        "--out", "{work}/legacy.jsonl"]) for n in IMPOSSIBLE_DATES],
+    # Nested past the parser's recursion limit: a crash (exit 5) until each reader refused it.
+    Case("run-targets-deep-json", [*RUN_T, "--targets", "{assets}/deep.json"]),
+    Case("run-targets-deep-yaml", [*RUN_T, "--targets", "{assets}/deep.yml"]),
+    Case("run-profiles-deep", [*RUN, "--profiles", "{assets}/deep.yml"]),
+    Case("run-acknowledgements-deep", [*RUN, "--acknowledgements", "{assets}/deep.yml"]),
+    Case("score-capture-deep", ["score", "--capture", "{assets}/deep.json"]),
+    Case("corpus-lint-deep-rules", ["corpus", "lint", "--corpus", "{assets}/deep-rules"]),
+    Case("sandbox-serve-deep-scenario", ["sandbox", "serve", "--scenario", "{assets}/deep.yml"]),
     # --- demo ------------------------------------------------------------------------
     Case("demo-history-folder", ["demo", "--history", "{assets}/adir"]),
     Case("demo-history-under-a-file", ["demo", "--history", "{assets}/afile/demo.jsonl"]),
@@ -350,6 +382,83 @@ def _make_assets(root: Path) -> None:
     assert main(["score", "--capture", str(CAPTURE), "--run-id", "r1", "--history",
                  str(root / "history.jsonl")]) == 1
     (root / "corrupt.jsonl").write_text("{not json\n[1, 2]\n")
+    (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\n")
+    (root / "evil-profiles.yml").write_text('profiles:\n  "evil\\n":\n    extends: generic\n')
+    (root / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (root / "deep.yml").write_text("a: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    shutil.copytree(MINI, root / "deep-rules")
+    (root / "deep-rules" / "rules.yml").write_text("rules: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    _make_recordings(root)
+    _make_imports(root)
+    line = json.loads((REDLINE / "data" / "seed-scores.jsonl").read_text().splitlines()[0])
+    for name, when in IMPOSSIBLE_DATES.items():
+        (root / f"redline-{name}.jsonl").write_text(json.dumps({**line, "scored_at": when}) + "\n")
+
+
+def _make_recordings(root: Path) -> None:
+    """One folder per hostile recording: each a clean one-line refusal, never a hang or a crash."""
+    good = json.loads((ROOT / "tests" / "data" / "github-fixtures" / "git-ref_get_200.pygithub.json").read_text())
+
+    def shaped(**request: Any) -> bytes:
+        return json.dumps({**good, "request": {**good["request"], **request}}).encode()
+
+    raw: dict[str, bytes] = {
+        "deep-json": b'{"request": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "deep-body": shaped(body=None).replace(b'"body": null', b'"body": ' + b"[" * 5000 + b"]" * 5000, 1),
+        "cr-path": shaped(path="/repos/a/b\r\nX-Injected: 1"),
+        "esc-path": shaped(path="/repos/a/b\x1b[31m"),
+        "space-path": shaped(path="/repos/a/b c"),
+        "newline-method": shaped(method="GET\nPOST"),
+        "summary-method": shaped(method="GET\n1 interaction(s) replayed, 0 differ"),
+        "not-utf8": b"\xff\xfe{}",
+        "too-big": b" " * (16 * 1024 * 1024 + 1),
+    }
+    for name in RECORDINGS:
+        folder = root / f"rec-{name}"
+        folder.mkdir()
+        target = folder / "0001.json"
+        if name == "fifo":
+            os.mkfifo(target)
+        elif name == "dev-zero":
+            target.symlink_to("/dev/zero")
+        else:
+            target.write_bytes(raw[name])
+
+
+def _make_imports(root: Path) -> None:
+    """Redline checkouts that would make the import read outside SRC, or read too much."""
+    outside = root / "outside"
+    outside.mkdir()
+    (outside / "netrc").write_text("machine example.com password hunter2\n")
+
+    def checkout(name: str) -> Path:
+        src = root / f"import-{name}"
+        shutil.copytree(REDLINE, src, ignore=shutil.ignore_patterns("data"))
+        return src
+
+    for top in ("seeded", "standards"):
+        src = root / f"import-{top}-link"
+        src.mkdir()
+        shutil.copytree(REDLINE / ("standards" if top == "seeded" else "seeded"),
+                        src / ("standards" if top == "seeded" else "seeded"))
+        (outside / top).mkdir()
+        shutil.copytree(REDLINE / top, outside / top, dirs_exist_ok=True)
+        (src / top).symlink_to(outside / top)
+    src = root / "import-seeded-link-inside"
+    src.mkdir()
+    shutil.copytree(REDLINE / "seeded", src / "real-seeded")
+    (src / "seeded").symlink_to("real-seeded")
+    (checkout("file-link-outside") / "seeded" / "python" / "netrc.py").symlink_to(outside / "netrc")
+    (checkout("dir-link-outside") / "seeded" / "python" / "home").symlink_to(outside)
+    (checkout("loop-link") / "seeded" / "python" / "loop").symlink_to("loop")
+    (checkout("deep-manifest") / "standards" / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    big = checkout("too-many-bytes") / "seeded" / "python"
+    for i in range(70):  # 70 files just under 1 MiB: 70 MB in all, sparse (nothing is read)
+        with (big / f"blob{i}.py").open("wb") as fh:
+            fh.truncate(1_000_000)
+    many = checkout("too-many-files") / "seeded" / "python"
+    for i in range(5001):
+        (many / f"f{i}.py").write_bytes(b"")
 
 
 @pytest.fixture(scope="module")
@@ -481,3 +590,54 @@ def test_actions_report_without_its_records_file_is_a_usage_error(tmp_path: Path
     # Given, even empty (the action's way of saying "the run wrote no records"), it reports.
     res = cli_main("actions-report", "", "--exit-code", "4", cwd=tmp_path)
     assert res.returncode == 0 and "No records were written" in res.stdout
+
+
+# --- issue 24: what is not a plain "exit 2, one line" case ----------------------------------
+
+def test_corpus_lint_fails_a_stack_with_no_file(tmp_path: Path) -> None:
+    from tests.helpers.clirun import cli_main
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(MINI, corpus)
+    (corpus / "seeded" / "empty").mkdir()
+    (corpus / "clean" / "empty").mkdir()
+    res = cli_main("corpus", "lint", "--corpus", str(corpus))
+    assert res.returncode == 2, res.stdout
+    assert f"{corpus}/seeded/empty:0: no file in this stack" in res.stdout
+    assert res.stderr == f"1 problem(s) in {corpus}\n"
+
+
+def test_report_html_on_a_full_disk_is_one_line_not_a_crash(tmp_path: Path) -> None:
+    """A file-size limit stands in for a full disk (the write fails with EFBIG as it would
+    with ENOSPC; a tiny tmpfs needs root): the real CLI in a child process so limited."""
+    import resource
+    import subprocess
+    import sys
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    history = ROOT / "tests" / "data" / "records" / "demo.jsonl"
+    done = subprocess.run([sys.executable, "-m", "redline_canary", "report", str(history), "--html", "site"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, preexec_fn=small_files,
+                          env={**os.environ, "TMPDIR": str(tmp_path)}, check=False)
+    assert done.returncode == 2, done.stderr
+    assert is_one_line_error(done.stderr) and "cannot write (File too large)" in done.stderr, done.stderr
+    assert not list(tmp_path.glob("redline-canary-crash-*"))
+    assert [p for p in (tmp_path / "site").rglob("*") if p.is_file()] == []  # nothing half-written
+
+
+@pytest.mark.parametrize(("share", "warned"), [(40, False), (41, True), (256, True)])
+def test_a_budget_share_that_means_a_crawl_is_said_with_its_write_rate(share: int, warned: bool) -> None:
+    from tests.helpers.clirun import cli_main
+
+    res = cli_main(*[a.replace("{mini}", str(MINI)) for a in RUN], f"--budget-share={share}")
+    assert res.returncode == 0, res.stderr
+    warnings = [line for line in res.stderr.splitlines() if "--budget-share" in line]
+    if not warned:
+        assert warnings == []
+        return
+    per_minute = 80 / share
+    assert warnings == [line for line in warnings if line.startswith("redline-canary: warning: ")]
+    assert len(warnings) == 1 and f"({per_minute:.2f} of GitHub's 80)" in warnings[0], warnings
+    assert f"and {max(1, int(500 / share))} an hour" in warnings[0]

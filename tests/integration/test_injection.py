@@ -467,3 +467,52 @@ def test_gate_json_output_never_starts_a_line_with_a_command(tmp_path: Path) -> 
     res = cli_main("gate", str(hist), "--run-id", "r1", "--json", env={"GITHUB_ACTIONS": "true"})
     assert json.loads(res.stdout)["targets"][0]["reasons"] == ["::add-mask::x\n::error::y ##[error]z"]
     assert [n for n, _ in runner_commands(res.stdout, res.stderr) if n != "legacy"] == []
+
+
+# --------------------------------------------------------------------------- issue 24: more sinks
+
+_SUMMARY = re.compile(r"^\d+ interaction\(s\) replayed, \d+ differ$")
+VERIFY_PAYLOADS = [*TERMINAL_PAYLOADS, *WORKFLOW_PAYLOADS, "x\n7 interaction(s) replayed, 0 differ",
+                   "x\r\n0 interaction(s) replayed, 0 differ", "\u2028999 interaction(s) replayed, 0 differ"]
+
+
+@pytest.mark.parametrize("payload", VERIFY_PAYLOADS)
+def test_sandbox_verify_prints_recorded_text_inert_and_its_summary_cannot_be_forged(
+        tmp_path: Path, payload: str) -> None:
+    # A recorded body key (printed in a difference) and a request header value (sent on the
+    # replay: non-ASCII and a lone surrogate once crashed it) carry the payload.
+    fixture = json.loads((Path(__file__).resolve().parents[1] / "data" / "github-fixtures"
+                          / "git-ref_get_200.pygithub.json").read_text())
+    fixture["request"]["headers"] = {"user-agent": payload}
+    fixture["response"]["status"] = 404
+    fixture["response"]["body"] = {payload: 1}
+    folder = tmp_path / "rec"
+    folder.mkdir()
+    (folder / "0001.json").write_text(json.dumps(fixture))
+    res = cli_main("sandbox", "verify", str(folder), env={"GITHUB_ACTIONS": "true"})
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr  # one interaction differs
+    lines = res.stdout.splitlines()
+    assert [i for i, line in enumerate(lines) if _SUMMARY.match(line.strip())] == [len(lines) - 1], lines
+    assert lines[-1] == "1 interaction(s) replayed, 1 differ"
+    assert_terminal_safe(res.stdout, res.stderr)
+    assert runner_commands(res.stdout, res.stderr) == []
+
+
+@pytest.mark.parametrize("payload", [*TERMINAL_PAYLOADS, *WORKFLOW_PAYLOADS])
+def test_corpus_lint_prints_an_imported_tables_entries_inert(tmp_path: Path, mini_corpus: Path,
+                                                             payload: str) -> None:
+    # `redline-import.yml` quotes another checkout's file names and reasons, then lint
+    # reports each rejected entry: outside text on the terminal and in the runner's log.
+    import shutil
+
+    import yaml
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(mini_corpus, corpus)
+    table = {"rejected": [{"stack": "mini", "file": f"seeded/mini/{payload}.py", "line": 3, "reason": payload}]}
+    (corpus / "redline-import.yml").write_text(yaml.safe_dump(table, allow_unicode=True))
+    res = cli_main("corpus", "lint", "--corpus", str(corpus), env={"GITHUB_ACTIONS": "true"})
+    assert res.returncode == 2 and "rejected[0]: Redline's seeded/mini/" in res.stdout, res.stdout + res.stderr
+    assert len([line for line in res.stdout.splitlines() if "rejected[0]" in line]) == 1
+    assert_terminal_safe(res.stdout, res.stderr)
+    assert runner_commands(res.stdout, res.stderr) == []

@@ -177,3 +177,25 @@ def test_the_recording_of_a_second_run_verifies_clean(tmp_path: Path) -> None:
         res = cli("sandbox", "verify", str(folder))
         assert res.returncode == 0, res.stdout[-3000:] + res.stderr
         assert res.stdout.splitlines()[-1].endswith(" interaction(s) replayed, 0 differ")
+
+
+def test_the_recorders_secret_list_holds_each_token_once(in_process_sandbox: Sandbox, tmp_path: Path) -> None:
+    """An App run asks its token source before every request; each answer used to be added
+    to the recorder's secrets again, so scrubbing every file got slower with every request."""
+    from redline_canary.github.client import GitHubClient
+    from redline_canary.github.recorder import Recorder
+    from redline_canary.run.files import safe_write_text
+
+    in_process_sandbox.create_repo(REPO, topics=[CANARY_TOPIC])
+    recorder = Recorder(tmp_path / "rec", run_id="r1", secrets=(TOKEN, TOKEN),
+                        write=lambda path, text: safe_write_text(path, text, new_only=True))
+    client = GitHubClient(lambda: TOKEN, in_process_sandbox.url, recorder=recorder,
+                          transport=in_process_sandbox.transport())
+    try:
+        for _ in range(30):
+            client.preflight(REPO, None)
+    finally:
+        client.close()
+    assert recorder.secrets == (TOKEN,)
+    files = list((tmp_path / "rec").glob("*.json"))
+    assert len(files) >= 30 and not any(TOKEN in p.read_text() for p in files)
