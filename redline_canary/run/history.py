@@ -34,14 +34,16 @@ before a byte is read). Each line is one of
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import errno
 import fcntl
+import gc
 import json
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -98,6 +100,19 @@ def _parse_int(text: str) -> int:
     return huge
 
 
+def _loads(line: str) -> Any:
+    """One history line as JSON, at the parser's own speed: a hook on every integer cost a
+    fifth of reading a history. The default parser already keeps NaN and Infinity and reads
+    every integer the hook would; only one over Python's 4300-digit limit makes it fail,
+    and then the line is read again the slow way (:func:`parse_json`), so its key is named."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        return parse_json(line)
+
+
 def _nonfinite(name: str) -> float:
     return float(name.replace("Infinity", "inf"))  # kept, so the type check can name the key
 
@@ -152,12 +167,29 @@ def read_history(path: Path | str, *, what: str = "history") -> HistoryRead:
     p = Path(path)
     if not os.path.lexists(p):
         return out
-    if is_history_folder(p):
-        for file in folder_files(p):
-            _read_file(file, what, out, file.name)
-        return out
-    _read_file(p, what, out, "")
+    with _collector_paused():
+        if is_history_folder(p):
+            for file in folder_files(p):
+                _read_file(file, what, out, file.name)
+            return out
+        _read_file(p, what, out, "")
     return out
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a history is read. Why: reading makes hundreds of
+    thousands of objects that all stay alive, and every few hundred of them the collector
+    walks the ones made so far, again and again: a third of reading a long history went
+    there (docs/record.md#reading-fast). Records hold no cycles; it is turned back on
+    (if it was on) however the read ends."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
@@ -175,7 +207,7 @@ def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
                     bad_line(number, "not valid UTF-8")
                     continue
                 try:
-                    record = json.loads(line, parse_constant=_nonfinite, parse_int=_parse_int)
+                    record = _loads(line)
                 except json.JSONDecodeError as exc:
                     bad_line(number, f"not valid JSON ({exc.msg})")
                     continue
