@@ -6,8 +6,9 @@ re-runs. Measured in one run (best of ``--repeat`` each), as ratios to a floor:
 
 * floor: ``json.loads`` of every line (the least any reader of a JSONL history does);
 * typed: ``read_history``, every line checked and read into a typed ``Record``; goal <= 3x;
-* markdown: read + model + Markdown scoreboard; goal <= 4x;
-* html: read + model + ``index.html`` and every chart; goal <= 8x (issue 25).
+* markdown: ``report --markdown FILE`` (read + model + Markdown scoreboard); goal <= 4x;
+* html: ``report --html DIR`` (read + model + ``index.html`` and every chart); goal <= 8x
+  (issue 25). Both run the command's own function, as the CLI does, minus the start-up.
 
 Prints the absolute seconds beside each ratio, and whether each goal is met. The goals
 are reported, not enforced: a shared CI machine's noise must not fail a build.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib.util
+import io
 import json
 import random
 import tempfile
@@ -29,8 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from redline_canary.report.build import build_report
-from redline_canary.report.markdown import render_markdown
+from redline_canary.commands.report import ReportOptions, report
 from redline_canary.run.history import read_history
 from redline_canary.score.record import Record
 from redline_canary.score.scoring import wilson
@@ -149,9 +150,14 @@ def main() -> None:
                                    f"{records} records, first problem {got.corrupt[:1]}")
             return got.records
 
+        board = Path(tmp) / "board.md"
+
+        def command(html: str | None = None, markdown: str | None = None) -> None:
+            sink = io.StringIO()
+            report(ReportOptions(hist, html, markdown, None, False, ()), out=sink, err=sink)
+
         def markdown() -> None:
-            text = render_markdown(build_report(read()))
-            markdown.size = len(text.encode())  # type: ignore[attr-defined]
+            command(markdown=str(board))
 
         base = best(floor, repeat)
         print(f"floor:    {base:.3f} s (json.loads of every line)")
@@ -163,18 +169,17 @@ def main() -> None:
 
         ratio("typed", best(typed, repeat), 3, "read_history into typed records")
         seconds = best(markdown, repeat)
-        ratio("markdown", seconds, 4, f"read + model + render, {markdown.size / 1024:.0f} KiB")  # type: ignore[attr-defined]
+        size_kib = board.stat().st_size / 1024
+        ratio("markdown", seconds, 4, f"report --markdown: read + model + render, {size_kib:.0f} KiB")
         if importlib.util.find_spec("matplotlib") is None:  # the [report] extra is absent
             print("html:     skipped (matplotlib is not installed: pip install 'redline-canary[report]')")
             return
-        from redline_canary.report.html import render_html
-
         def html() -> None:
-            render_html(build_report(read()), Path(tmp) / "site")
+            command(html=str(Path(tmp) / "site"))
 
         seconds = best(html, repeat)
         total = sum(p.stat().st_size for p in (Path(tmp) / "site").rglob("*") if p.is_file()) / 2**20
-        ratio("html", seconds, 8, f"read + model + index.html and charts, {total:.1f} MiB")
+        ratio("html", seconds, 8, f"report --html: read + model + index.html and charts, {total:.1f} MiB")
 
 
 if __name__ == "__main__":

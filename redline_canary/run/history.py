@@ -177,6 +177,31 @@ def read_history(path: Path | str, *, what: str = "history") -> HistoryRead:
 
 
 @contextlib.contextmanager
+def collector_settled() -> Iterator[Callable[[], None]]:
+    """For a command that reads a whole history and then works from it (``report``): the
+    cycle collector is off until the caller calls the function it is given (after reading
+    and building), which freezes everything made so far out of the collector's sight and
+    turns it back on for the rest (rendering, chart workers). Why: a collector pass walks
+    every live object, and a 10 000-record history is a million of them, walked again at
+    each of the next passes for nothing (records hold no cycles). Whatever happens,
+    everything is unfrozen and the collector is on again (if it was) when the block ends."""
+    was_on = gc.isenabled()
+    gc.disable()
+
+    def settle() -> None:
+        gc.freeze()
+        if was_on:
+            gc.enable()
+
+    try:
+        yield settle
+    finally:
+        gc.unfreeze()
+        if was_on:
+            gc.enable()
+
+
+@contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Python's cycle collector off while a history is read. Why: reading makes hundreds of
     thousands of objects that all stay alive, and every few hundred of them the collector
