@@ -13,7 +13,7 @@ re-runs. Measured in one run (best of ``--repeat`` each), as ratios to a floor:
 Prints the absolute seconds beside each ratio, and whether each goal is met. The goals
 are reported, not enforced: a shared CI machine's noise must not fail a build.
 
-Run: python benchmarks/bench_report.py  (needs the [report] extra for the HTML figure)
+Run: python benchmarks/bench_report.py
 ``--quick`` (what CI runs): 2 years of 4 targets (2 stacks), best of 1; it fails only on
 an exception.
 """
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib.util
 import io
 import json
 import random
@@ -171,9 +170,6 @@ def main() -> None:
         seconds = best(markdown, repeat)
         size_kib = board.stat().st_size / 1024
         ratio("markdown", seconds, 4, f"report --markdown: read + model + render, {size_kib:.0f} KiB")
-        if importlib.util.find_spec("matplotlib") is None:  # the [report] extra is absent
-            print("html:     skipped (matplotlib is not installed: pip install 'redline-canary[report]')")
-            return
         def html() -> None:
             command(html=str(Path(tmp) / "site"))
 

@@ -33,8 +33,7 @@ def register(sub: Any) -> None:
                        description="Render the scoreboard from a JSONL history. With neither --html nor "
                        "--markdown (nor --json) the Markdown goes to stdout, ready for $GITHUB_STEP_SUMMARY.")
     p.add_argument("history", metavar="HISTORY", help="JSONL history file")
-    p.add_argument("--html", metavar="DIR", help="write a static folder (index.html + charts/*.svg); "
-                   "needs the [report] extra")
+    p.add_argument("--html", metavar="DIR", help="write a static folder (index.html + charts/*.svg)")
     p.add_argument("--markdown", metavar="FILE", help="write the Markdown scoreboard to FILE (under 1 MiB)")
     p.add_argument("--since", metavar="YYYY-MM-DD", help="leave out records before this UTC date")
     p.add_argument("--json", action="store_true", help="print the report data as JSON on stdout")
