@@ -83,11 +83,17 @@ class _Panel:
         return out
 
 
+Layers = tuple[list[str], list[str], list[str]]  # bands, lines, dots: drawn in that order
+
+
 def _series(points: Sequence[tuple[float, float | None]], colour: str, panel: _Panel,
-            band: Sequence[tuple[float, float] | None] | None = None) -> list[str]:
+            band: Sequence[tuple[float, float] | None] | None = None) -> Layers:
     """A line through runs in a row that were measured, a dot on every measured run (a lone
-    run is a larger dot), and the interval band under runs in a row."""
+    run is a larger dot), and the interval band under runs in a row. Each in its own layer,
+    so no band of one series is drawn over a dot of another."""
     out: list[str] = []
+    lines: list[str] = []
+    dots: list[str] = []
     runs: list[list[int]] = [[]]
     for i, (_, v) in enumerate(points):
         if v is None:
@@ -110,11 +116,11 @@ def _series(points: Sequence[tuple[float, float | None]], colour: str, panel: _P
                            f'stroke="{colour}" stroke-opacity="0.35" stroke-width="6"/>')
         if len(run) > 1:
             path = " ".join(f"{_n(points[i][0])},{_n(panel.y(points[i][1] or 0.0))}" for i in run)
-            out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.6"/>')
-        radius = 5 if len(run) == 1 else 3 if len(points) <= 120 else 2
-        out += [f'<circle cx="{_n(points[i][0])}" cy="{_n(panel.y(points[i][1] or 0.0))}" r="{radius}" '
-                f'fill="{colour}"/>' for i in run]
-    return out
+            lines.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.6"/>')
+        radius = 6 if len(run) == 1 else 3.5 if len(points) <= 120 else 2
+        dots += [f'<circle cx="{_n(points[i][0])}" cy="{_n(panel.y(points[i][1] or 0.0))}" r="{radius}" '
+                 f'fill="{colour}" stroke="#ffffff" stroke-width="{1 if radius > 2 else 0}"/>' for i in run]
+    return out, lines, dots
 
 
 def _rate(r: RunPoint, of: str) -> Rate | None:
@@ -162,17 +168,24 @@ def trend_svg(t: TargetReport) -> str:
         if i == 0 or r.fingerprint_changed:
             segments.append([])
         segments[-1].append(i)
+    layers: Layers = ([], [], [])
     for seg in segments:  # a line never joins numbers of two corpora
-        for of, colour in (("recall", RECALL), ("blocker", BLOCKER)):
+        drawn = []
+        for of, colour in (("blocker", BLOCKER), ("recall", RECALL)):
             rates = [_rate(runs[i], of) for i in seg]
             pts = [(xs[i], rate.value if rate is not None else None) for i, rate in zip(seg, rates, strict=True)]
-            body += _series(pts, colour, top, [rate.ci if rate is not None else None for rate in rates])
-        body += _series([(xs[i], float(c) if (c := cfps[i]) is not None else None) for i in seg], CFP, bottom)
+            drawn.append(_series(pts, colour, top, [rate.ci if rate is not None else None for rate in rates]))
+        drawn.append(_series([(xs[i], float(c) if (c := cfps[i]) is not None else None) for i in seg], CFP, bottom))
+        for layer, *parts in zip(layers, *drawn, strict=True):
+            for part in parts:
+                layer += part
+    body += [*layers[0], *layers[1], *layers[2]]
     for when, label in axis.ticks:
         x = left + plot_w * axis.fraction(when)
         body.append(f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{top.top}" y2="{_n(bottom.top + bottom.height)}" '
                     'stroke="#eaeef2"/>')
-        body.append(_text(x, bottom.top + bottom.height + 16, label, size=11, anchor="middle", colour="#57606a"))
+        anchor = "end" if x > WIDTH - 40 else "middle"  # the last label stays inside the chart
+        body.append(_text(x, bottom.top + bottom.height + 16, label, size=11, anchor=anchor, colour="#57606a"))
     if axis.caption:
         body.append(_text(left + plot_w, bottom.top + bottom.height + 32, axis.caption, size=11, anchor="end",
                           colour="#57606a"))
@@ -190,15 +203,16 @@ def heatmap_svg(t: TargetReport) -> str:
     """One row per seed, one column per seeded run (oldest left). Columns are separated by
     a white line whenever they are wide enough to show one, so no two runs merge."""
     runs, rows = t.seeded_runs, t.seeds
-    left, right, top, row_h = 300, 120, 34, 16
+    names = [f"#{row.seed.n} {row.seed.severity} {row.seed.path}"[:44] for row in rows]
+    # The labels' column is as wide as the longest label, so the cells take the rest.
+    left, right, top, row_h = min(300, max(120, 20 + 6.7 * max(map(len, names), default=0))), 120, 34, 16
     plot_w = WIDTH - left - right
     cell = plot_w / max(1, len(runs))
     gap = 1.0 if cell >= 4 else 0.0
-    body = [_text(left, 20, f"{t.label}: seeds × seeded runs (oldest → newest)", size=14)]
+    body = [_text(12, 20, f"{t.label}: seeds × seeded runs (oldest → newest)", size=14)]
     for y, row in enumerate(rows):
         y0 = top + y * row_h
-        body.append(_text(left - 8, y0 + 12, f"#{row.seed.n} {row.seed.severity} {row.seed.path}"[:44], size=11,
-                          anchor="end"))
+        body.append(_text(left - 8, y0 + 12, names[y], size=11, anchor="end"))
         body.append(_text(left + plot_w + 8, y0 + 12, row.seed_class, size=11))
         i = 0
         while i < len(row.cells):  # a run of equal cells is one rectangle when no gap separates them
@@ -215,9 +229,12 @@ def heatmap_svg(t: TargetReport) -> str:
             body.append(f'<line x1="{_n(x)}" x2="{_n(x)}" y1="{top - 4}" y2="{bottom + 4}" stroke="#1f2328" '
                         'stroke-width="2" stroke-dasharray="4,3"/>')
     every = max(1, -(-len(runs) // 10))
+    one_day = bool(runs) and runs[0].date == runs[-1].date  # then the time tells runs apart, the date goes last
     for i in range(0, len(runs), every):
-        body.append(_text(left + (i + 0.5) * cell, bottom + 16, runs[i].date, size=11, anchor="middle",
-                          colour="#57606a"))
+        label = runs[i].recorded_at[11:19] if one_day else runs[i].date
+        body.append(_text(left + (i + 0.5) * cell, bottom + 16, label, size=11, anchor="middle", colour="#57606a"))
+    if one_day:
+        body.append(_text(left + plot_w, bottom + 32, runs[0].date, size=11, anchor="end", colour="#57606a"))
     labels = {NONE: "not measured (gap / not in corpus)", "missed": "missed", "undercalled": "undercalled",
               "caught": "caught"}
     body += _legend(left, bottom + 38, [(STATE_COLOURS[k], labels[k]) for k in labels])
