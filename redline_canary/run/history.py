@@ -224,7 +224,7 @@ def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
     try:
         with open_regular(p, what) as fh:
             for number, raw in enumerate(fh, start=1):
-                if not raw.strip():
+                if raw.isspace() or not raw:
                     continue
                 try:
                     line = raw.decode("utf-8")

@@ -161,30 +161,10 @@ class Parts(Generic[T]):
     kept, so a hostile history cannot grow it without bound."""
 
     def __init__(self, kind: Kind, build: Callable[[dict[str, Any]], T], limit: int = 20_000) -> None:
-        self._check = compile_kind(kind)
-        self._build = build
         self._memo: dict[Any, T] = {}
         self._limit = limit
-
-    def one(self, data: Any) -> T:
-        """The part ``data`` holds; :class:`Unsure` when the fast check fails (ask the validator)."""
-        if type(data) is not dict:
-            raise Unsure
-        values = tuple(data.values())
-        key: Any = (tuple(data), values, tuple(map(type, values)))
-        memo = self._memo
-        try:
-            return memo[key]
-        except KeyError:
-            pass
-        except TypeError:  # a nested list or object: not kept
-            key = None
-        if not self._check(data):
-            raise Unsure
-        part = self._build(data)
-        if key is not None and len(memo) < self._limit:
-            memo[key] = part
-        return part
+        self.one: Callable[[Any], T] = _reader(compile_kind(kind), build, self._memo, limit)
+        """The part a JSON object holds; :class:`Unsure` when the fast check fails (ask the validator)."""
 
     def listed(self, items: Any) -> tuple[T, ...] | None:
         """The parts of a JSON array, or None when any fails the fast check."""
@@ -203,6 +183,31 @@ class Parts(Generic[T]):
             return dict(zip(rows, map(self.one, rows.values()), strict=True))
         except Unsure:
             return None
+
+
+def _reader(check: Check, build: Callable[[dict[str, Any]], T], memo: dict[Any, T], limit: int) -> Callable[[Any], T]:
+    """:attr:`Parts.one` as a closure: its names are locals, looked up once per part, not
+    attributes looked up on every call."""
+
+    def one(data: Any) -> T:
+        if type(data) is not dict:
+            raise Unsure
+        values = tuple(data.values())
+        key: Any = (tuple(data), values, tuple(map(type, values)))
+        try:
+            return memo[key]
+        except KeyError:
+            pass
+        except TypeError:  # a nested list or object: not kept
+            key = None
+        if not check(data):
+            raise Unsure
+        part = build(data)
+        if key is not None and len(memo) < limit:
+            memo[key] = part
+        return part
+
+    return one
 
 
 class Unsure(Exception):
