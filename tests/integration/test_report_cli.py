@@ -129,3 +129,24 @@ def test_the_html_report_needs_no_plotting_library(tmp_path: Path, monkeypatch: 
     code = cli_module.main(["report", str(hist), "--html", str(tmp_path / "site")])
     assert code == 0, capsys.readouterr().err
     assert len(list((tmp_path / "site" / "charts").glob("*.svg"))) == 7
+
+
+def test_the_report_leaves_the_cycle_collector_as_it_found_it(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import gc
+
+    hist = write_history(tmp_path / "h.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n", encoding="utf-8")
+    assert gc.isenabled()
+    assert cli_module.main(["report", str(hist), "--html", str(tmp_path / "site")]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert cli_module.main(["report", str(bad)]) == 2  # refused mid-read: still put back
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        assert cli_module.main(["report", str(hist)]) == 0
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()
+    capsys.readouterr()
