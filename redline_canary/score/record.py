@@ -114,10 +114,6 @@ def _assemble(cls: type[_T], values: dict[str, Any]) -> _T:
     return obj
 
 
-def _pair(value: Any) -> tuple[float, float] | None:
-    return None if value is None else (value[0], value[1])
-
-
 def _list(value: tuple[float, float] | None) -> list[float] | None:
     return None if value is None else list(value)
 
@@ -383,15 +379,19 @@ class Record(_Object):
             caught, undercalled, missed = (tuple(map(seed, data[k])) for k in SEED_LISTS)
         # Keys outside the schema are typed when they hold what this program writes there,
         # and kept verbatim among the extras otherwise.
-        confirmed = data.get("confirmed_by_attempts")
+        get = data.get
+        confirmed = get("confirmed_by_attempts")
         if isinstance(confirmed, bool) or not isinstance(confirmed, int):
             confirmed = None
-        baseline = data.get("baseline")
+        baseline = get("baseline")
         if not isinstance(baseline, Mapping):
             baseline = None
-        untyped = {k for k, v in (("confirmed_by_attempts", confirmed), ("baseline", baseline))
-                   if k in data and v is None}
-        timings, requests = data.get("timings"), data.get("api_requests")
+        untyped = set()
+        if confirmed is None and "confirmed_by_attempts" in data:
+            untyped.add("confirmed_by_attempts")
+        if baseline is None and "baseline" in data:
+            untyped.add("baseline")
+        timings, requests = get("timings"), get("api_requests")
         # Every key of the line, then the typed values over the non-plain ones, then the
         # keys this version does not know taken out again: one C-level copy instead of a
         # lookup per field.
@@ -400,20 +400,22 @@ class Record(_Object):
         extra = _extra(data, cls.KEYSET)
         for key in extra:
             del values[key]
-        values.update(
-            recall_ci95=_pair(data["recall_ci95"]),
-            blocker_recall_ci95=_pair(data.get("blocker_recall_ci95")),
-            blocker_found_ci95=_pair(data.get("blocker_found_ci95")),
-            by_severity=rows, caught_seeds=caught, undercalled_seeds=undercalled, missed_seeds=missed,
-            unmatched_findings=tuple(Unmatched.from_json(u) for u in data.get("unmatched_findings") or ()),
-            gate=Gate.from_json(data["gate"]),
-            timings=dict(timings) if timings is not None else None,
-            api_requests=dict(requests) if requests is not None else None,
-            confirmed_by_attempts=confirmed,
-            baseline=dict(baseline) if baseline is not None else None,
-            extra=extra if not untyped else {k: v for k, v in data.items() if k not in cls.KEYS or k in untyped},
-            layout=tuple(data),
-        )
+        ci, blocker_ci, found_ci = data["recall_ci95"], get("blocker_recall_ci95"), get("blocker_found_ci95")
+        values["recall_ci95"] = None if ci is None else (ci[0], ci[1])
+        values["blocker_recall_ci95"] = None if blocker_ci is None else (blocker_ci[0], blocker_ci[1])
+        values["blocker_found_ci95"] = None if found_ci is None else (found_ci[0], found_ci[1])
+        values["by_severity"] = rows
+        values["caught_seeds"], values["undercalled_seeds"], values["missed_seeds"] = caught, undercalled, missed
+        unmatched = get("unmatched_findings")
+        values["unmatched_findings"] = tuple(map(Unmatched.from_json, unmatched)) if unmatched else ()
+        values["gate"] = Gate.from_json(data["gate"])
+        values["timings"] = dict(timings) if timings is not None else None
+        values["api_requests"] = dict(requests) if requests is not None else None
+        values["confirmed_by_attempts"] = confirmed
+        values["baseline"] = dict(baseline) if baseline is not None else None
+        values["extra"] = extra if not untyped else {
+            k: v for k, v in data.items() if k not in cls.KEYSET or k in untyped}
+        values["layout"] = tuple(data)
         _upgrade_values(values)
         return _assemble(cls, values)
 
@@ -487,3 +489,10 @@ _ROWS: Parts[Counts] = Parts(FIELDS["by_severity"].properties["BLOCKER"], Counts
 _SEED_KIND = FIELDS["caught_seeds"].items
 assert _SEED_KIND is not None
 _SEEDS: Parts[Seed] = Parts(_SEED_KIND, Seed.from_json)
+
+
+def forget_shared_parts() -> None:
+    """Empty the parts kept between records, so a read starts as in a new process (what
+    ``benchmarks/bench_report.py`` times: a CLI reads a history once)."""
+    _ROWS.clear()
+    _SEEDS.clear()

@@ -166,6 +166,10 @@ class Parts(Generic[T]):
         self.one: Callable[[Any], T] = _reader(compile_kind(kind), build, self._memo, limit)
         """The part a JSON object holds; :class:`Unsure` when the fast check fails (ask the validator)."""
 
+    def clear(self) -> None:
+        """Forget every kept part (the next read starts cold, as a new process does)."""
+        self._memo.clear()
+
     def listed(self, items: Any) -> tuple[T, ...] | None:
         """The parts of a JSON array, or None when any fails the fast check. A part already
         kept is found here, inline (one call per part less: a long history has ~100 000)."""
