@@ -100,19 +100,6 @@ def _parse_int(text: str) -> int:
     return huge
 
 
-def _loads(line: str) -> Any:
-    """One history line as JSON, at the parser's own speed: a hook on every integer cost a
-    fifth of reading a history. The default parser already keeps NaN and Infinity and reads
-    every integer the hook would; only one over Python's 4300-digit limit makes it fail,
-    and then the line is read again the slow way (:func:`parse_json`), so its key is named."""
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError:
-        raise
-    except ValueError:
-        return parse_json(line)
-
-
 def _nonfinite(name: str) -> float:
     return float(name.replace("Infinity", "inf"))  # kept, so the type check can name the key
 
@@ -214,6 +201,12 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_on:
+            # Everything made while paused goes straight to the oldest generation, and the
+            # count that would start a pass is reset (freeze then unfreeze, two list
+            # splices): turned back on as it is, the collector's next pass would walk the
+            # whole history once more, at once.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
@@ -232,7 +225,16 @@ def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
                     bad_line(number, "not valid UTF-8")
                     continue
                 try:
-                    record = _loads(line)
+                    # At the parser's own speed: a hook on every integer cost a fifth of
+                    # reading. The default parser keeps NaN and Infinity and reads every
+                    # integer the hook would; only one over Python's 4300-digit limit fails
+                    # it, and that line is read again the slow way, so its key is named.
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError:
+                        raise
+                    except ValueError:
+                        record = parse_json(line)
                 except json.JSONDecodeError as exc:
                     bad_line(number, f"not valid JSON ({exc.msg})")
                     continue

@@ -22,7 +22,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, get_args
 
 from redline_canary.score.record_fastpath import Parts, fits
-from redline_canary.score.record_schema import FIELDS, RecordProblem, record_problem, shape_problem
+from redline_canary.score.record_schema import FIELDS, REQUIRED_KEYS, RecordProblem, record_problem, shape_problem
 
 if TYPE_CHECKING:  # verdict imports this module; the gate rule's type is only named here
     from redline_canary.score.verdict import BlockerGate
@@ -357,9 +357,10 @@ class Record(_Object):
     def from_json(cls, data: object) -> Record:
         """The record a JSON value holds, checked against the schema's types and upgraded
         to today's shape; :class:`RecordProblem` says why not."""
-        why = shape_problem(data)
-        if why:
-            raise RecordProblem(why)
+        if type(data) is not dict or not _REQUIRED.issubset(data):  # else nothing to say: skip the list
+            why = shape_problem(data)
+            if why:
+                raise RecordProblem(why)
         assert isinstance(data, Mapping)
         # The fast path (record_fastpath): every key but the parts checked at once, then
         # the parts checked and built together. Any "not sure" asks the full validator,
@@ -416,7 +417,8 @@ class Record(_Object):
         values["extra"] = extra if not untyped else {
             k: v for k, v in data.items() if k not in cls.KEYSET or k in untyped}
         values["layout"] = tuple(data)
-        _upgrade_values(values)
+        if values["schema"] < 2:
+            _upgrade_values(values)
         return _assemble(cls, values)
 
     # --- writing --------------------------------------------------------------------
@@ -496,3 +498,4 @@ def forget_shared_parts() -> None:
     ``benchmarks/bench_report.py`` times: a CLI reads a history once)."""
     _ROWS.clear()
     _SEEDS.clear()
+_REQUIRED = frozenset(REQUIRED_KEYS)

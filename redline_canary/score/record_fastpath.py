@@ -195,10 +195,20 @@ class Parts(Generic[T]):
         """The parts of a JSON object whose keys must be among ``names``, or None."""
         if type(rows) is not dict or not names.issuperset(rows):
             return None
+        memo, one = self._memo, self.one
+        out = {}
         try:
-            return dict(zip(rows, map(self.one, rows.values()), strict=True))
+            for name, data in rows.items():
+                if type(data) is not dict:
+                    return None
+                values = tuple(data.values())
+                try:
+                    out[name] = memo[(tuple(data), values, tuple(map(type, values)))]
+                except (KeyError, TypeError):
+                    out[name] = one(data)
         except Unsure:
             return None
+        return out
 
 
 def _reader(check: Check, build: Callable[[dict[str, Any]], T], memo: dict[Any, T], limit: int) -> Callable[[Any], T]:
