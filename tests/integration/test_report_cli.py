@@ -13,6 +13,7 @@ import pytest
 from redline_canary import cli as cli_module
 from redline_canary.report.charts import GAP_COLOUR, RECALL, trend_svg
 from redline_canary.report.html import render_html
+from redline_canary.run.history import read_history
 from tests.helpers.clirun import cli_main
 from tests.unit.test_report_model import FP_GO_NEW, build_report, synthetic_history, write_history
 
@@ -142,6 +143,8 @@ def test_the_report_leaves_the_cycle_collector_as_it_found_it(tmp_path: Path,
     assert cli_module.main(["report", str(hist), "--html", str(tmp_path / "site")]) == 0
     assert gc.isenabled() and gc.get_freeze_count() == 0
     assert cli_module.main(["report", str(bad)]) == 2  # refused mid-read: still put back
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert len(read_history(hist).records) == 27  # the reader alone, too
     assert gc.isenabled() and gc.get_freeze_count() == 0
     gc.disable()
     try:
