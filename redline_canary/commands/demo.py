@@ -44,7 +44,9 @@ def run_demo(args: argparse.Namespace) -> int:
     targets = [Target(f"acme/canary-{s}", s) for s in BANDIT_STACKS]
     targets.append(Target(f"acme/canary-{SILENT_STACK}", SILENT_STACK))
     options = CycleOptions(run_id=f"demo-{int(time.time())}",
-                           poll=PollConfig(interval=0.25, stable_polls=2, timeout=4.0), confirm=0)
+                           # 8 s: bandit answers in about a second, but on a loaded 2-core
+                           # machine 4 s was seen to call every bandit PR silent
+                           poll=PollConfig(interval=0.25, stable_polls=2, timeout=8.0), confirm=0)
     started = time.monotonic()
     with Sandbox(token=DEMO_TOKEN) as sb:
         for t in targets:
