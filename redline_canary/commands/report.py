@@ -11,7 +11,7 @@ import argparse
 import datetime as dt
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,7 +24,7 @@ from redline_canary.report.markdown import render_markdown
 from redline_canary.report.model import to_json
 from redline_canary.report.text import inert_line, json_text
 from redline_canary.run.files import refuse_unsafe_target, safe_write_text
-from redline_canary.run.history import read_history
+from redline_canary.run.history import collector_settled, read_history
 from redline_canary.run.legacy_history import read_legacy
 
 
@@ -33,8 +33,7 @@ def register(sub: Any) -> None:
                        description="Render the scoreboard from a JSONL history. With neither --html nor "
                        "--markdown (nor --json) the Markdown goes to stdout, ready for $GITHUB_STEP_SUMMARY.")
     p.add_argument("history", metavar="HISTORY", help="JSONL history file")
-    p.add_argument("--html", metavar="DIR", help="write a static folder (index.html + charts/*.svg); "
-                   "needs the [report] extra")
+    p.add_argument("--html", metavar="DIR", help="write a static folder (index.html + charts/*.svg)")
     p.add_argument("--markdown", metavar="FILE", help="write the Markdown scoreboard to FILE (under 1 MiB)")
     p.add_argument("--since", metavar="YYYY-MM-DD", help="leave out records before this UTC date")
     p.add_argument("--json", action="store_true", help="print the report data as JSON on stdout")
@@ -89,11 +88,18 @@ def run_report(args: argparse.Namespace) -> int:
 
 def report(options: ReportOptions, *, out: TextIO, err: TextIO) -> int:
     """Read the history, build the report once, write each form asked for."""
-    since, path = options.since, options.history
+    path = options.history
     if options.markdown:
         refuse_unsafe_target(options.markdown, "--markdown")  # before the work, not after
     if not os.path.lexists(path) and not options.legacy:
         raise BadInput(f"{path}: history file not found")
+    with collector_settled() as settle:  # docs/record.md#reading-fast
+        return _report(options, out, err, settle)
+
+
+def _report(options: ReportOptions, out: TextIO, err: TextIO, settle: Callable[[], None]) -> int:
+    """The report, with the collector settled once the board is built (``collector_settled``)."""
+    since, path = options.since, options.history
     read = read_history(path)  # refuses a FIFO, /dev/zero or a folder (exit 2)
     # Corrupt and malformed lines alike are named and left out (the report is not a
     # verdict, and one bad line must not hide years of numbers); both are counted in it.
@@ -105,6 +111,7 @@ def report(options: ReportOptions, *, out: TextIO, err: TextIO) -> int:
         print(inert_line(f"{path}:{line}: corrupt record skipped ({why})"), file=err)
     board = build_report(read.records, since=since, corrupt=read.corrupt)
     board.legacy = _legacy_rows(options.legacy, since, err)
+    settle()
     for note in board.skipped[len(read.corrupt):]:
         print(inert_line(f"{path}: {note} — skipped"), file=err)
     if options.html:

@@ -1,1 +1,1 @@
-"""Scorecards, summaries, annotations, the scoreboard. Pure except html (matplotlib, a process pool)."""
+"""Scorecards, summaries, annotations, the scoreboard. Pure except html (it writes the files)."""

@@ -14,7 +14,6 @@ from redline_canary.corpus.severity import SEVERITY_NAMES
 from redline_canary.report.gap import Observation
 from redline_canary.report.model import (
     NONE,
-    SEED_STATES,
     UNRECORDED,
     Measurement,
     Rate,
@@ -60,18 +59,40 @@ def _level_given(seed: Seed, state: str) -> str:
         "unrated" if evidence is not None else UNRECORDED)
 
 
-def _measurement(r: Record) -> tuple[Measurement, list[SeedRef]]:
+# Per stack, per Seed object (by id): the Seed (kept, so its id is not reused while the
+# report is built), its SeedRef, and the (marked, given) levels when found and when missed.
+Described = tuple[Seed, SeedRef, tuple[str, str], tuple[str, str]]
+SeedRefs = dict[str, dict[int, Described]]
+
+
+def _describe(s: Seed, stack: str, key: str) -> Described:
+    ref = _seed(s, stack, key)
+    return s, ref, (ref.severity, _level_given(s, "caught")), (ref.severity, "missed")
+
+
+def _measurement(r: Record, known: SeedRefs) -> tuple[Measurement, list[SeedRef]]:
+    """One record's measurement and its seeds. ``known`` holds the SeedRef already made for
+    each Seed object (records share identical seeds: score/record_fastpath.py), so a seed
+    missed in 200 weekly records is checked and described once; it keeps the Seed too, so
+    its ``id`` cannot be reused while the report is built."""
     kind, outcome = r.kind, r.outcome
     stack = _text(r.stack, "stack")
     seeds: list[SeedRef] = []
     states: dict[int, str] = {}
     levels: dict[int, tuple[str, str]] = {}
-    for state in SEED_STATES:
-        for s in r.seeds(f"{state}_seeds"):
-            ref = _seed(s, stack, f"{state}_seeds")
+    described = known.setdefault(stack, {})
+    for state, key, items in (("caught", "caught_seeds", r.caught_seeds),
+                              ("undercalled", "undercalled_seeds", r.undercalled_seeds),
+                              ("missed", "missed_seeds", r.missed_seeds)):
+        was_found = state != "missed"
+        for s in items:
+            hit = described.get(id(s))
+            if hit is None:
+                hit = described[id(s)] = _describe(s, stack, key)
+            ref = hit[1]
             seeds.append(ref)
             states[ref.n] = state
-            levels[ref.n] = (ref.severity, _level_given(s, state))
+            levels[ref.n] = hit[2] if was_found else hit[3]
     recall = blocker = found = None
     scored = outcome == "scored"
     if kind == "seeded" and scored:
@@ -118,15 +139,16 @@ def build_report(records: Iterable[Record], since: str | None = None,
     """
     skipped = [f"line {n}: {why}" for n, why in corrupt]
     finals: dict[tuple[str, str, str, str, str], tuple[Measurement, str]] = {}
-    seed_refs: dict[tuple[str, int], tuple[str, SeedRef]] = {}
+    newest: dict[str, dict[int, tuple[str, SeedRef]]] = {}  # stack -> n -> (recorded_at, ref)
     used = 0
+    known: SeedRefs = {}
     for r in records:
         if since is not None and r.recorded_at < since:
             continue
         try:
             repo, stack, reviewer = _text(r.repo, "repo"), _text(r.stack, "stack"), _text(r.reviewer, "reviewer")
             run_id, fp = _text(r.run_id, "run_id"), _text(r.corpus_fingerprint, "corpus_fingerprint")
-            m, seeds = _measurement(r)
+            m, seeds = _measurement(r, known)
         except RecordProblem as exc:
             skipped.append(f"{describe(r)}: {exc.why}")
             continue
@@ -135,16 +157,17 @@ def build_report(records: Iterable[Record], since: str | None = None,
         held = finals.get(key)
         if held is None or (m.attempt, m.recorded_at) >= (held[0].attempt, held[0].recorded_at):
             finals[key] = (m, fp)
+        at, per_stack = m.recorded_at, newest.setdefault(stack, {})
         for ref in seeds:
-            prev = seed_refs.get((stack, ref.n))
-            if prev is None or m.recorded_at >= prev[0]:
-                seed_refs[(stack, ref.n)] = (m.recorded_at, ref)
+            prev = per_stack.get(ref.n)
+            if prev is None or at >= prev[0]:
+                per_stack[ref.n] = (at, ref)
 
     grouped: dict[tuple[str, str, str], dict[str, dict[str, tuple[Measurement, str]]]] = {}
     for (repo, stack, reviewer, run_id, kind), value in finals.items():
         grouped.setdefault((repo, stack, reviewer), {}).setdefault(run_id, {})[kind] = value
 
-    refs = {k: v[1] for k, v in seed_refs.items()}
+    refs = {(stack, n): v[1] for stack, per_stack in newest.items() for n, v in per_stack.items()}
     targets = [_target(key, runs, refs) for key, runs in sorted(grouped.items())]
     stamps = [run.recorded_at for t in targets for run in t.runs]
     return Report(

@@ -18,11 +18,12 @@ so it takes no part in equality.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
+from dataclasses import MISSING, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, get_args
 
 from redline_canary.corpus.variants import CANONICAL  # a record without ``variant`` published the canonical files
-from redline_canary.score.record_schema import RecordProblem, record_problem, shape_problem
+from redline_canary.score.record_fastpath import Parts, fits
+from redline_canary.score.record_schema import FIELDS, REQUIRED_KEYS, RecordProblem, record_problem, shape_problem
 
 if TYPE_CHECKING:  # verdict imports this module; the gate rule's type is only named here
     from redline_canary.score.verdict import BlockerGate
@@ -55,7 +56,12 @@ class _Object:
     layout: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
     KEYS: ClassVar[tuple[str, ...]] = ()  # every key this version knows, in the order it writes them
+    KEYSET: ClassVar[frozenset[str]] = frozenset()  # the same, as a set (made once per class)
     OPTIONAL: ClassVar[frozenset[str]] = frozenset()  # left out when unset (see _is_set)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.KEYSET = frozenset(cls.KEYS)
 
     def has(self, key: str) -> bool:
         """Whether the JSON held ``key`` (always, for a part this program built)."""
@@ -89,22 +95,26 @@ class _Object:
         return out
 
 
-_KEYSETS: dict[tuple[str, ...], frozenset[str]] = {}
+_T = TypeVar("_T", bound=_Object)
 
 
-def _extra(data: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+def _extra(data: Mapping[str, Any], keyset: frozenset[str]) -> dict[str, Any]:
     """The keys of ``data`` this version does not know (usually none: one set test, no copy).
-    ``known`` is a class's KEYS constant, so its set is built once per class."""
-    keyset = _KEYSETS.get(known)
-    if keyset is None:
-        keyset = _KEYSETS[known] = frozenset(known)
+    ``keyset`` is a class's KEYSET, built once per class."""
     if keyset.issuperset(data):
         return {}
     return {k: v for k, v in data.items() if k not in keyset}
 
 
-def _pair(value: Any) -> tuple[float, float] | None:
-    return None if value is None else (value[0], value[1])
+def _assemble(cls: type[_T], values: dict[str, Any]) -> _T:
+    """An instance of a frozen record class from ``values``, one per field, without its
+    ``__init__``: that sets each field through ``object.__setattr__`` (the price of
+    ``frozen``), which made building the ~200 000 parts of a 10 000-record history cost
+    more than parsing it. Only ``from_json`` uses it, with every field given and every
+    value already checked (tests/unit/test_record.py holds a read equal to a built one)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(values)
+    return obj
 
 
 def _list(value: tuple[float, float] | None) -> list[float] | None:
@@ -128,8 +138,9 @@ class Counts(_Object):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Counts:
-        return cls(markers=data["markers"], caught=data["caught"], undercalled=data["undercalled"],
-                   missed=data["missed"], extra=_extra(data, cls.KEYS), layout=tuple(data))
+        return _assemble(cls, {"markers": data["markers"], "caught": data["caught"],
+                               "undercalled": data["undercalled"], "missed": data["missed"],
+                               "extra": _extra(data, cls.KEYSET), "layout": tuple(data)})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -158,7 +169,9 @@ class Evidence(_Object):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Evidence:
-        return cls(**{k: data.get(k) for k in cls.KEYS}, extra=_extra(data, cls.KEYS), layout=tuple(data))
+        values = {k: data.get(k) for k in cls.KEYS}
+        values["extra"], values["layout"] = _extra(data, cls.KEYSET), tuple(data)
+        return _assemble(cls, values)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,14 +210,15 @@ class Seed(_Object):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Seed:
-        evidence = data.get("evidence")
-        return cls(n=data["n"], path=data["path"], line=data["line"], severity=data["severity"],
-                   rule=data["rule"], lines=data.get("lines"), pushed_path=data.get("pushed_path"),
-                   pushed_line=data.get("pushed_line"), pushed_end_line=data.get("pushed_end_line"),
-                   symbol=data.get("symbol"), description=data.get("description"),
-                   sites=tuple(data.get("sites") or ()),
-                   evidence=Evidence.from_json(evidence) if evidence is not None else None,
-                   extra=_extra(data, cls.KEYS), layout=tuple(data))
+        get = data.get
+        evidence = get("evidence")
+        return _assemble(cls, {
+            "n": data["n"], "path": data["path"], "line": data["line"], "severity": data["severity"],
+            "rule": data["rule"], "lines": get("lines"), "pushed_path": get("pushed_path"),
+            "pushed_line": get("pushed_line"), "pushed_end_line": get("pushed_end_line"),
+            "symbol": get("symbol"), "description": get("description"), "sites": tuple(get("sites") or ()),
+            "evidence": Evidence.from_json(evidence) if evidence is not None else None,
+            "extra": _extra(data, cls.KEYSET), "layout": tuple(data)})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -231,8 +245,9 @@ class Unmatched(_Object):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Unmatched:
-        return cls(klass=data.get("class"), **{k: data.get(k) for k in cls.KEYS[1:]},
-                   extra=_extra(data, cls.KEYS), layout=tuple(data))
+        values = {k: data.get(k) for k in cls.KEYS[1:]}
+        values["klass"], values["extra"], values["layout"] = data.get("class"), _extra(data, cls.KEYSET), tuple(data)
+        return _assemble(cls, values)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -262,11 +277,12 @@ class Gate(_Object):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Gate:
-        return cls(passed=data["passed"], reasons=tuple(data["reasons"]),
-                   failing_seeds=tuple(data.get("failing_seeds") or ()), warnings=tuple(data.get("warnings") or ()),
-                   acknowledged=tuple(data.get("acknowledged") or ()),
-                   blocker_gate=data.get("blocker_gate") or "caught",
-                   extra=_extra(data, cls.KEYS), layout=tuple(data))
+        get = data.get
+        return _assemble(cls, {
+            "passed": data["passed"], "reasons": tuple(data["reasons"]),
+            "failing_seeds": tuple(get("failing_seeds") or ()), "warnings": tuple(get("warnings") or ()),
+            "acknowledged": tuple(get("acknowledged") or ()), "blocker_gate": get("blocker_gate") or "caught",
+            "extra": _extra(data, cls.KEYSET), "layout": tuple(data)})
 
 
 SEED_LISTS = ("caught_seeds", "undercalled_seeds", "missed_seeds")
@@ -351,43 +367,69 @@ class Record(_Object):
     def from_json(cls, data: object) -> Record:
         """The record a JSON value holds, checked against the schema's types and upgraded
         to today's shape; :class:`RecordProblem` says why not."""
-        why = shape_problem(data)
-        if why:
-            raise RecordProblem(why)
+        if type(data) is not dict or not _REQUIRED.issubset(data):  # else nothing to say: skip the list
+            why = shape_problem(data)
+            if why:
+                raise RecordProblem(why)
         assert isinstance(data, Mapping)
-        problem = record_problem(data)
-        if problem:
-            raise RecordProblem(problem[1], problem[0])
+        # The fast path (record_fastpath): every key but the parts checked at once, then
+        # the parts checked and built together. Any "not sure" asks the full validator,
+        # which decides and words the refusal.
+        rows = caught = undercalled = missed = None
+        if fits(data, parts=False):
+            rows = _ROWS.named(data["by_severity"], _SEVERITY_NAMES)
+            caught = _SEEDS.listed(data["caught_seeds"])
+            undercalled = _SEEDS.listed(data["undercalled_seeds"])
+            missed = _SEEDS.listed(data["missed_seeds"])
+        if rows is None or caught is None or undercalled is None or missed is None:
+            problem = record_problem(data)
+            if problem:
+                raise RecordProblem(problem[1], problem[0])
+            seed = Seed.from_json
+            rows = {name: Counts.from_json(row) for name, row in data["by_severity"].items()}
+            caught, undercalled, missed = (tuple(map(seed, data[k])) for k in SEED_LISTS)
         # Keys outside the schema are typed when they hold what this program writes there,
         # and kept verbatim among the extras otherwise.
-        confirmed = data.get("confirmed_by_attempts")
+        get = data.get
+        confirmed = get("confirmed_by_attempts")
         if isinstance(confirmed, bool) or not isinstance(confirmed, int):
             confirmed = None
-        baseline = data.get("baseline")
+        baseline = get("baseline")
         if not isinstance(baseline, Mapping):
             baseline = None
-        untyped = {k for k, v in (("confirmed_by_attempts", confirmed), ("baseline", baseline))
-                   if k in data and v is None}
-        timings, requests = data.get("timings"), data.get("api_requests")
-        record = cls(
-            **{k: data[k] for k in cls._PLAIN if k in data},
-            recall_ci95=_pair(data["recall_ci95"]),
-            blocker_recall_ci95=_pair(data.get("blocker_recall_ci95")),
-            blocker_found_ci95=_pair(data.get("blocker_found_ci95")),
-            by_severity={name: Counts.from_json(row) for name, row in data["by_severity"].items()},
-            caught_seeds=tuple(Seed.from_json(s) for s in data["caught_seeds"]),
-            undercalled_seeds=tuple(Seed.from_json(s) for s in data["undercalled_seeds"]),
-            missed_seeds=tuple(Seed.from_json(s) for s in data["missed_seeds"]),
-            unmatched_findings=tuple(Unmatched.from_json(u) for u in data.get("unmatched_findings") or ()),
-            gate=Gate.from_json(data["gate"]),
-            timings=dict(timings) if timings is not None else None,
-            api_requests=dict(requests) if requests is not None else None,
-            confirmed_by_attempts=confirmed,
-            baseline=dict(baseline) if baseline is not None else None,
-            extra={k: v for k, v in data.items() if k not in cls.KEYS or k in untyped},
-            layout=tuple(data),
-        )
-        return _upgrade(record)
+        untyped = set()
+        if confirmed is None and "confirmed_by_attempts" in data:
+            untyped.add("confirmed_by_attempts")
+        if baseline is None and "baseline" in data:
+            untyped.add("baseline")
+        timings, requests = get("timings"), get("api_requests")
+        # Every key of the line, then the typed values over the non-plain ones, then the
+        # keys this version does not know taken out again: one C-level copy instead of a
+        # lookup per field.
+        values = dict(_PLAIN_DEFAULTS)
+        values.update(data)
+        extra = _extra(data, cls.KEYSET)
+        for key in extra:
+            del values[key]
+        ci, blocker_ci, found_ci = data["recall_ci95"], get("blocker_recall_ci95"), get("blocker_found_ci95")
+        values["recall_ci95"] = None if ci is None else (ci[0], ci[1])
+        values["blocker_recall_ci95"] = None if blocker_ci is None else (blocker_ci[0], blocker_ci[1])
+        values["blocker_found_ci95"] = None if found_ci is None else (found_ci[0], found_ci[1])
+        values["by_severity"] = rows
+        values["caught_seeds"], values["undercalled_seeds"], values["missed_seeds"] = caught, undercalled, missed
+        unmatched = get("unmatched_findings")
+        values["unmatched_findings"] = tuple(map(Unmatched.from_json, unmatched)) if unmatched else ()
+        values["gate"] = Gate.from_json(data["gate"])
+        values["timings"] = dict(timings) if timings is not None else None
+        values["api_requests"] = dict(requests) if requests is not None else None
+        values["confirmed_by_attempts"] = confirmed
+        values["baseline"] = dict(baseline) if baseline is not None else None
+        values["extra"] = extra if not untyped else {
+            k: v for k, v in data.items() if k not in cls.KEYSET or k in untyped}
+        values["layout"] = tuple(data)
+        if values["schema"] < 2:
+            _upgrade_values(values)
+        return _assemble(cls, values)
 
     # --- writing --------------------------------------------------------------------
     def _is_set(self, key: str, value: Any) -> bool:
@@ -440,16 +482,39 @@ class Record(_Object):
         return tuple(s for name in (lists or SEED_LISTS) for s in getattr(self, name))
 
 
-def _upgrade(record: Record) -> Record:
-    """An older record in today's shape, so no reader needs to know history's versions.
+def _upgrade_values(values: dict[str, Any]) -> None:
+    """An older record's values in today's shape, so no reader needs to know history's versions.
 
     Schema 1 had no ``blocker_found``: it is what ``by_severity`` already says (BLOCKER
     markers caught or undercalled). The line on disk is never touched: this is a view, and
     a record written back (``history merge``) carries the key after its own."""
-    if record.schema >= 2 or record.has("blocker_found"):  # from schema 2 it is written
-        return record
-    row = record.by_severity.get("BLOCKER")
+    layout = values["layout"]
+    if values["schema"] >= 2 or "blocker_found" in layout:  # from schema 2 it is written
+        return
+    row = values["by_severity"].get("BLOCKER")
     found: float | None = None
-    if record.kind == "seeded" and record.outcome == "scored" and row is not None and row.markers:
+    if values["kind"] == "seeded" and values["outcome"] == "scored" and row is not None and row.markers:
         found = round((row.caught + row.undercalled) / row.markers, 4)
-    return replace(record, blocker_found=found, layout=(*(record.layout or ()), "blocker_found"))
+    values["blocker_found"] = found
+    values["layout"] = (*layout, "blocker_found")
+
+
+# The defaults of the plain fields a record may leave out (``from_json`` gives every field).
+_PLAIN_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in fields(Record) if f.name in Record._PLAIN and f.default is not MISSING}
+
+
+# Checked-and-built parts, shared between records (record_fastpath.Parts).
+_SEVERITY_NAMES = frozenset(FIELDS["by_severity"].properties)
+_ROWS: Parts[Counts] = Parts(FIELDS["by_severity"].properties["BLOCKER"], Counts.from_json)
+_SEED_KIND = FIELDS["caught_seeds"].items
+assert _SEED_KIND is not None
+_SEEDS: Parts[Seed] = Parts(_SEED_KIND, Seed.from_json)
+
+
+def forget_shared_parts() -> None:
+    """Empty the parts kept between records, so a read starts as in a new process (what
+    ``benchmarks/bench_report.py`` times: a CLI reads a history once)."""
+    _ROWS.clear()
+    _SEEDS.clear()
+_REQUIRED = frozenset(REQUIRED_KEYS)

@@ -339,7 +339,6 @@ def forged_for_html(payload: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("payload", HTML_PAYLOADS)
 def test_html_report_escapes_every_field_in_text_attributes_and_charts(tmp_path: Path, payload: str) -> None:
-    pytest.importorskip("matplotlib")
     hist = write_jsonl(tmp_path / "h.jsonl", forged_for_html(payload))
     site = tmp_path / "site"
     res = cli_main("report", str(hist), "--html", str(site))

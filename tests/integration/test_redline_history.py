@@ -76,7 +76,6 @@ def test_report_shows_the_legacy_series_apart(tmp_path: Path) -> None:
 
 
 def test_report_html_and_json_carry_the_legacy_section(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
     out = imported(tmp_path)
     site = tmp_path / "site"
     done = cli_main("report", str(tmp_path / "none.jsonl"), "--legacy", str(out), "--html", str(site))

@@ -22,7 +22,6 @@ from tests.unit.test_report_model import build_report, synthetic_history
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="chromium not installed (.ci/install-checkers installs it with apt-get)")
-pytest.importorskip("matplotlib", reason="the HTML report needs the [report] extra (matplotlib)")
 from redline_canary.report.html import render_html  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import json
-import math
-import os
 import re
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from redline_canary import cli as cli_module
-from redline_canary.errors import BadInput
+from redline_canary.report.charts import GAP_COLOUR, RECALL, trend_svg
+from redline_canary.report.html import render_html
+from redline_canary.run.history import read_history
 from tests.helpers.clirun import cli_main
 from tests.unit.test_report_model import FP_GO_NEW, build_report, synthetic_history, write_history
-
-pytest.importorskip("matplotlib", reason="the HTML report needs the [report] extra (matplotlib)")
-from redline_canary.report.html import INSTALL_HINT, _trend_figure, render_html
 
 
 def test_markdown_goes_to_stdout_and_corrupt_lines_to_stderr(tmp_path: Path) -> None:
@@ -107,38 +105,51 @@ def test_html_is_deterministic(tmp_path: Path) -> None:
             assert f.read_bytes() == (tmp_path / "b" / f.relative_to(tmp_path / "a")).read_bytes(), f.name
 
 
-def test_parallel_chart_rendering_writes_the_same_files_as_serial(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    records = synthetic_history()
-    records += [dict(r, repo=r["repo"] + "-mirror") for r in records]  # 6 targets, 13 charts
-    report = build_report(records)
-    monkeypatch.setattr(os, "cpu_count", lambda: 4)  # 13 charts, 4 "cores": a pool of 3 workers
-    parallel = render_html(report, tmp_path / "parallel")
-    monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    serial = render_html(report, tmp_path / "serial")
-    assert [p.name for p in parallel] == [p.name for p in serial] and len(parallel) == 14
-    for a, b in zip(parallel, serial, strict=True):
-        assert a.read_bytes() == b.read_bytes(), a.name
-
-
 def test_trend_chart_draws_gaps_as_holes_not_zeros() -> None:
     py = next(t for t in build_report(synthetic_history()).targets if t.reviewer == "redline"
               and t.stack == "python")
-    fig = _trend_figure(py)
-    top = fig.axes[0]
-    recall = next(line for line in top.get_lines() if line.get_label() == "recall")
-    ys = [float(y) for y in recall.get_ydata()]  # type: ignore[union-attr,arg-type]
-    assert len(ys) == 6 and math.isnan(ys[3]) and ys[4] == pytest.approx(0.4)
-    texts = [t.get_text() for t in top.texts]
-    assert "silent" in texts
+    svg = ET.fromstring(trend_svg(py))
+    ns = "{http://www.w3.org/2000/svg}"
+    # Six runs, the fourth silent: the recall line breaks there into two lines (3 + 2 runs),
+    # five recall dots, and a grey band in each panel where the silent run is.
+    lines = [el.get("points", "").split() for el in svg.iter(f"{ns}polyline") if el.get("stroke") == RECALL]
+    assert sorted(len(points) for points in lines) == [2, 3]
+    dots = [el for el in svg.iter(f"{ns}circle") if el.get("fill") == RECALL]
+    assert len(dots) == 5
+    bands = [el for el in svg.iter(f"{ns}rect") if el.get("fill") == GAP_COLOUR and el.get("fill-opacity")]
+    assert len(bands) == 2 and len({b.get("x") for b in bands}) == 1
+    gap_x = float(bands[0].get("x", "0")) + float(bands[0].get("width", "0")) / 2
+    assert all(abs(float(d.get("cx", "0")) - gap_x) > 5 for d in dots)  # no dot (no zero) at the gap
+    assert "not measured: silent × 1" in "".join(svg.itertext())
 
 
-def test_missing_matplotlib_gives_the_install_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_the_html_report_needs_no_plotting_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` raise ImportError
-    with pytest.raises(BadInput, match=re.escape("pip install 'redline-canary[report]'")):
-        render_html(build_report(synthetic_history()), tmp_path / "site")
     hist = write_history(tmp_path / "h.jsonl")
-    code = cli_module.main(["report", str(hist), "--html", str(tmp_path / "site2")])
-    err = capsys.readouterr().err
-    assert code == 2 and f"redline-canary: {INSTALL_HINT}" in err
+    code = cli_module.main(["report", str(hist), "--html", str(tmp_path / "site")])
+    assert code == 0, capsys.readouterr().err
+    assert len(list((tmp_path / "site" / "charts").glob("*.svg"))) == 7
+
+
+def test_the_report_leaves_the_cycle_collector_as_it_found_it(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import gc
+
+    hist = write_history(tmp_path / "h.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n", encoding="utf-8")
+    assert gc.isenabled()
+    assert cli_module.main(["report", str(hist), "--html", str(tmp_path / "site")]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert cli_module.main(["report", str(bad)]) == 2  # refused mid-read: still put back
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert len(read_history(hist).records) == 27  # the reader alone, too
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        assert cli_module.main(["report", str(hist)]) == 0
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()
+    capsys.readouterr()

@@ -1,7 +1,7 @@
 """The house rules, read off the tree (docs/architecture.md): nothing to list by hand.
 
 * **Purity by folder.** Every module under ``corpus/ review/ score/ report/`` (except
-  ``report/html.py``, which draws with matplotlib in a process pool) and the pure modules of
+  ``report/html.py``, which writes the scoreboard's files) and the pure modules of
   ``github/`` import no network, clock, filesystem or subprocess module, and call no
   ``open``/``print``/``input``. A new module dropped into a pure folder is checked the moment
   it exists.
