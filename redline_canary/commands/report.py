@@ -23,8 +23,9 @@ from redline_canary.report.legacy import LegacyRun, legacy_rows
 from redline_canary.report.markdown import render_markdown
 from redline_canary.report.model import to_json
 from redline_canary.report.text import inert_line, json_text
+from redline_canary.run.collector import collector_settled
 from redline_canary.run.files import refuse_unsafe_target, safe_write_text
-from redline_canary.run.history import collector_settled, read_history
+from redline_canary.run.history import read_history
 from redline_canary.run.legacy_history import read_legacy
 
 

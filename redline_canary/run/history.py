@@ -34,22 +34,21 @@ before a byte is read). Each line is one of
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import errno
 import fcntl
-import gc
 import json
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from redline_canary.errors import BadInput
 from redline_canary.report.text import inert_line, terminal_safe
+from redline_canary.run.collector import collector_paused
 from redline_canary.run.files import file_kind
 from redline_canary.score.record import Record
 from redline_canary.score.record_schema import MAX_INT, HugeInt, RecordProblem, record_problem
@@ -154,60 +153,13 @@ def read_history(path: Path | str, *, what: str = "history") -> HistoryRead:
     p = Path(path)
     if not os.path.lexists(p):
         return out
-    with _collector_paused():
+    with collector_paused():
         if is_history_folder(p):
             for file in folder_files(p):
                 _read_file(file, what, out, file.name)
             return out
         _read_file(p, what, out, "")
     return out
-
-
-@contextlib.contextmanager
-def collector_settled() -> Iterator[Callable[[], None]]:
-    """For a command that reads a whole history and then works from it (``report``): the
-    cycle collector is off until the caller calls the function it is given (after reading
-    and building), which freezes everything made so far out of the collector's sight and
-    turns it back on for the rest (rendering, chart workers). Why: a collector pass walks
-    every live object, and a 10 000-record history is a million of them, walked again at
-    each of the next passes for nothing (records hold no cycles). Whatever happens,
-    everything is unfrozen and the collector is on again (if it was) when the block ends."""
-    was_on = gc.isenabled()
-    gc.disable()
-
-    def settle() -> None:
-        gc.freeze()
-        if was_on:
-            gc.enable()
-
-    try:
-        yield settle
-    finally:
-        gc.unfreeze()
-        if was_on:
-            gc.enable()
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a history is read. Why: reading makes hundreds of
-    thousands of objects that all stay alive, and every few hundred of them the collector
-    walks the ones made so far, again and again: a third of reading a long history went
-    there (docs/record.md#reading-fast). Records hold no cycles; it is turned back on
-    (if it was on) however the read ends."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            # Everything made while paused goes straight to the oldest generation, and the
-            # count that would start a pass is reset (freeze then unfreeze, two list
-            # splices): turned back on as it is, the collector's next pass would walk the
-            # whole history once more, at once.
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
 
 
 def _read_file(p: Path, what: str, out: HistoryRead, label: str) -> None:
