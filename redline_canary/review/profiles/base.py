@@ -29,11 +29,14 @@ from redline_canary.review.extraction import Extraction, Signal, quote
 from redline_canary.review.findings import Finding, inline_range
 from redline_canary.review.profiles.citations import SummaryLocation, cited
 from redline_canary.review.profiles.notices import (
+    CLEAN_PHRASES,
+    FINDING_COUNT,
     NOTICE_PHRASES,
     NOTICE_WORDS,
     WORKING_PHRASES,
     excerpt,
     first_notice,
+    is_ack,
     notice_kind,
     notice_text,
 )
@@ -216,15 +219,22 @@ class Profile(ProfileSpec):
         if self.is_trigger(comment):
             return "none", body
         if comment.channel == "inline":
+            # A thank-you reply raises nothing; any other inline comment is a finding.
+            if self.severity(body) is None and is_ack(notice_text(body)):
+                return "none", body
             return "finding", body
         prose = comment.channel in ("review", "issue")
         matched = self.signal_rule(comment)
-        if matched is not None and matched.signal in ("skipped", "error"):
-            return matched.signal, excerpt(body, matched.pattern)
         cited = prose and self.mine_summaries and bool(self.summary_locations(comment))
+        if matched is not None and matched.signal in ("skipped", "error"):
+            # A vendor summary that lists findings is never an error notice, whatever an
+            # item's words ("Greptile encountered an error" quoted in a finding): issue 23.
+            if not (cited or FINDING_COUNT.search(notice_text(body))):
+                return matched.signal, excerpt(body, matched.pattern)
+            matched = None
         # A body that rates something (a severity marker) reports findings, whatever words
         # describe them: "[HIGH] upload errors are skipped" is a finding, not a notice.
-        rated = cited or self.severity(body) is not None
+        rated = cited or self.severity(body) is not None or bool(FINDING_COUNT.search(notice_text(body)))
         if matched is not None:
             # Only a verdict can swallow a notice; a walkthrough or a "working…" body keeps
             # its rule's meaning (its prose describes the PR, which may well be about reviews).
@@ -239,8 +249,14 @@ class Profile(ProfileSpec):
             found = self.notice(comment, NOTICE_WORDS)
             if found is not None:
                 return found
-            if WORKING_PHRASES.search(notice_text(body)):
+            text = notice_text(body)
+            if WORKING_PHRASES.search(text):
                 return "progress", body
+            # A completion with nothing to say ends the wait at once (docs/dialects.md#completions).
+            if CLEAN_PHRASES.search(text):
+                return "clean", body
+            if is_ack(text):
+                return "none", body
         # Activity only: a review nobody's rule explains is not a "done" verdict.
         return ("progress" if comment.channel == "review" else "none"), body
 
@@ -315,8 +331,8 @@ class Profile(ProfileSpec):
             out.signals.append((signal, said))
             if signal == "progress" and c.channel != "inline" and self.placeholder(c):
                 continue
-            if c.channel in (REACTION_CHANNEL, CHECK_CHANNEL) and signal == "none":
-                continue  # an emoji or check the dialect gives no meaning says nothing
+            if c.channel in (REACTION_CHANNEL, CHECK_CHANNEL, "inline") and signal == "none":
+                continue  # an emoji, a check or a thank-you reply the dialect gives no meaning says nothing
             out.activity += 1
             if signal in ("skipped", "error") or c.is_reply:
                 continue
