@@ -179,7 +179,11 @@ def test_coderabbit_outside_diff_and_nitpicks_are_mined_and_deduped() -> None:
         ("p/app.py", 15, 15, "MAJOR", "inline"),
         ("p/web/Profile.tsx", 7, 8, "BLOCKER", "summary"),  # outside diff, 🔴 Critical
         ("p/app.py", 24, 25, "INFO", "summary"),            # nitpick
-        # nitpick at :15 repeats the inline thread; duplicates/prompts/walkthrough never count
+        # A nitpick on the inline thread's line is another finding (CodeRabbit posts
+        # nitpicks only in the body); a duplicate item is a standing finding; prompts and
+        # the walkthrough never count.
+        ("p/app.py", 15, 15, "INFO", "summary"),
+        ("p/app.py", 60, 61, "INFO", "summary"),
     }
 
 

@@ -372,14 +372,24 @@ class Profile(ProfileSpec):
 
 
 def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> list[Finding]:
-    """Summary citations that repeat an inline finding (same path, overlapping lines) go."""
+    """Summary citations that repeat a finding already kept go; distinct findings stay.
+
+    A summary item repeats a finding when it is on the same path, its lines overlap, and
+    it gives the same severity (or either is unrated): the summary of an inline comment
+    is one finding, not two. A different severity on the same lines is another finding
+    (a CRITICAL next to a MINOR on one line, a nitpick inside a major finding's range),
+    and items of one summary never repeat each other: the vendor listed them apart.
+    """
     kept: list[Finding] = []
     seen = list(inline)
     for f in summary:
+        own = f.key.split("#", 1)[0]
         if any(
             g.path == f.path and g.start is not None and g.end is not None
             and f.start is not None and f.end is not None
             and g.start <= f.end and f.start <= g.end
+            and (g.severity is None or f.severity is None or g.severity == f.severity)
+            and not (g.source == "summary" and g.key.split("#", 1)[0] == own)
             for g in seen
         ):
             continue

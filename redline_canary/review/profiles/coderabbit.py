@@ -2,7 +2,8 @@
 
 Severity is one italic segment of the first line (``_⚠️ Potential issue_ | _🟠 Major_``);
 the category alone is the older form, so it is only a fallback. Findings outside the
-diff and nitpicks live only in the review body, as ``path (N)`` sections holding
+diff, nitpicks and duplicates (an earlier pass's findings that still stand) live only in
+the review body, as ``path (N)`` sections holding
 ``X-Y:`` items, or (newer) as item summaries holding ``<code>path:a-b</code>``. The
 summary comment (walkthrough) is never a finding and, alone, no review (a placeholder);
 its skip, pause, rate-limit and failure notices mean the reviewer did not review, and
@@ -21,11 +22,14 @@ from redline_canary.review.profiles.dialect import compile_table, sections
 
 _MARKER = r"auto-generated comment: {what} by coderabbit\.ai"
 _SECTIONS = {
-    "outside": re.compile(r"Outside diff range comments", re.IGNORECASE),
+    "outside": re.compile(r"Outside (?:the )?diff(?: range)? comments|Comments outside (?:the )?diff", re.IGNORECASE),
     "nitpick": re.compile(r"Nitpick comments", re.IGNORECASE),
+    # Findings of an earlier pass that still stand; their inline thread may sit on an older
+    # commit, so they are findings of this pass too (deduplicated against inline ones).
+    "duplicate": re.compile(r"Duplicate comments", re.IGNORECASE),
     "file": re.compile(r"^\S+\.[A-Za-z0-9]+\s*\(\d+\)$"),
     "other": re.compile(
-        r"Duplicate comments|Additional comments|Prompt for all review comments|Review info"
+        r"Additional comments|Prompt for all review comments|Review info"
         r"|Review details|Autofix|Files (?:ignored|selected|skipped)|Commits|Walkthrough",
         re.IGNORECASE,
     ),
@@ -61,7 +65,7 @@ class CodeRabbitHooks(PlainHooks):
         for name, text in sections(comment.body, _SECTIONS):
             if name != "file":
                 category = name
-            if category not in ("outside", "nitpick"):
+            if category not in ("outside", "nitpick", "duplicate"):
                 continue
             for loc in (*_code_items(profile, text, category), *_range_items(profile, text, name, category)):
                 if (loc.path, loc.start, loc.end) not in seen:
