@@ -14,6 +14,7 @@ from redline_canary.review.comments import Comment
 from redline_canary.review.findings import Finding
 from redline_canary.review.profiles import get_profile
 from redline_canary.review.profiles.base import Extraction
+from redline_canary.review.profiles.citations import citations
 from redline_canary.run.corpus_files import load_corpus
 from redline_canary.score.evaluate import ScoreSettings, evaluate
 from redline_canary.score.scoring import RecordMeta
@@ -313,3 +314,47 @@ def test_file_level_comment_is_not_promoted_to_lines_from_its_body() -> None:
     c["original_line"] = None
     [f] = extract("coderabbit", capture([c])).findings
     assert (f.start, f.end, f.line_scoped) == (None, None, False)
+
+
+# --- one place, several findings (issue 23) ---------------------------------------------
+
+_RABBIT = user("coderabbitai[bot]", 136622811)
+_OUTSIDE = ("**Actionable comments posted: 1**\n\n<details>\n<summary>⚠️ Outside diff range comments (1)</summary>"
+            "<blockquote>\n\n<details>\n<summary>p/app.py (1)</summary><blockquote>\n\n`15`: **Token is logged.**\n\n"
+            "_⚠️ Potential issue_ | _{level}_\n\nThe bearer token reaches the log.\n\n</blockquote></details>\n\n"
+            "</blockquote></details>\n")
+
+
+def test_two_findings_on_one_line_with_different_severities_stay_two() -> None:
+    doc = capture([inline("p/app.py", 15, "_🛠️ Refactor suggestion_ | _🟡 Minor_\n\n**Name the constant.**",
+                          who=_RABBIT)],
+                  [review(_OUTSIDE.format(level="🔴 Critical"), who=_RABBIT)])
+    assert located(extract("coderabbit", doc).findings) == {
+        ("p/app.py", 15, 15, "MINOR", "inline"), ("p/app.py", 15, 15, "BLOCKER", "summary")}
+
+
+def test_summary_item_repeating_an_inline_finding_is_one_finding() -> None:
+    doc = capture([inline("p/app.py", 15, "_⚠️ Potential issue_ | _🟠 Major_\n\n**Token is logged.**", who=_RABBIT)],
+                  [review(_OUTSIDE.format(level="🟠 Major"), who=_RABBIT)])
+    assert located(extract("coderabbit", doc).findings) == {("p/app.py", 15, 15, "MAJOR", "inline")}
+
+
+def test_nitpick_inside_another_findings_range_is_kept() -> None:
+    body = ("**Actionable comments posted: 1**\n\n<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>"
+            "\n\n<details>\n<summary>p/app.py (1)</summary><blockquote>\n\n`12`: **Prefer an f-string.**\n\n"
+            "</blockquote></details>\n\n</blockquote></details>\n")
+    doc = capture([inline("p/app.py", 14, "_⚠️ Potential issue_ | _🟠 Major_\n\n**SQL built by concatenation.**",
+                          who=_RABBIT, start_line=10)], [review(body, who=_RABBIT)])
+    assert located(extract("coderabbit", doc).findings) == {
+        ("p/app.py", 10, 14, "MAJOR", "inline"), ("p/app.py", 12, 12, "INFO", "summary")}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("### docker-compose.yml (164-165)", ("docker-compose.yml", 164, 165)),
+    ("- `src/app.py` (lines 12-15): unchecked input", ("src/app.py", 12, 15)),
+    ("See src/app.py (line 7).", ("src/app.py", 7, 7)),
+    ("**src/app.py (L3-L9)**", ("src/app.py", 3, 9)),
+])
+def test_path_with_lines_in_parentheses_is_a_location(text: str, expected: tuple[str, int, int]) -> None:
+    found = citations(text, ("paren",))
+    assert [(c.path, c.start, c.end) for c in found] == [expected]

@@ -134,6 +134,9 @@ CODERABBIT = Profile(
         (r"(?:🔵\s*|_)Trivial(?![A-Za-z])|(?:🧹\s*|_)Nitpick(?![A-Za-z])|💤\s*Low value", Severity.INFO),
     ]),
     severity_fallbacks=compile_table([
+        # Stacked categories, "_🛠️ Refactor suggestion_" over "_⚠️ Potential issue_": the
+        # higher one rates the comment (fresh set: glific-frontend#3267).
+        (r"🛠️?\s*Refactor suggestion_?\s*(?:\|\s*)?_?⚠️?\s*Potential issue(?![A-Za-z])", Severity.MAJOR),
         (r"⚠️?\s*Potential issue(?![A-Za-z])", Severity.MAJOR),
         (r"🛠️?\s*Refactor suggestion(?![A-Za-z])", Severity.MINOR),
     ]),
@@ -151,6 +154,10 @@ CODERABBIT = Profile(
         # A failed run, e.g. "## Review failed / The head commit changed during the review"
         # (the markers a public CodeRabbit watcher keys on; index ref 52193655987).
         rule("error", _MARKER.format(what="failure") + r"|^[>\s]*#+\s*Review failed\b"),
+        # "> [!CAUTION]\n> Failed to replace (edit) comment. This is likely due to insufficient
+        # permissions or the comment being deleted." (fresh set: gears-rust#1537): CodeRabbit
+        # broke posting its review; "insufficient" there is no quota.
+        rule("error", r"^[>\s]*Failed to (?:replace|edit|post|create|update)\b(?: \(\w+\))? comment\b"),
         # "Currently processing new changes in this PR. This may take a few minutes, please
         # wait..." under the `review in progress` marker (sourcenetwork/defradb#4440; index
         # refs 66030045652, 62487927897): working, not a verdict and not yet activity.

@@ -112,7 +112,7 @@ CLEAN_PHRASES = re.compile(
     r"(?:issues?|problems?|bugs?|findings?|concerns?|defects?|comments?|suggestions?)\b[^.\n]{0,20}?"
     r"\b(?:found|detected|identified|spotted|flagged|reported|to (?:report|flag|raise)|were generated)\b"
     r"|\bnothing (?:to (?:report|flag|comment on|add|point out)|(?:of )?(?:note|concern) (?:found|to report))\b"
-    r"|\b(?:found|identified|detected|spotted|flagged|had|have) no (?:\w+ ){0,2}(?:issues|problems|bugs"
+    r"|\b(?:found|identified|detected|spotted|flagged|had|have) (?:no|0|zero) (?:\w+ ){0,2}(?:issues|problems|bugs"
     r"|findings|concerns)\b|\b(?:didn't|did not) (?:find|spot|identify|detect) (?:any )?(?:\w+ ){0,2}"
     r"(?:issues|problems|bugs|findings|concerns)\b|^\W*(?:LGTM|looks good to me)\b",
     _FLAGS,
