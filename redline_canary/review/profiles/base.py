@@ -27,7 +27,8 @@ from redline_canary.review.comments import (
 )
 from redline_canary.review.extraction import Extraction, Signal, quote
 from redline_canary.review.findings import Finding, inline_range
-from redline_canary.review.profiles.citations import SummaryLocation, cited
+from redline_canary.review.profiles.citations import SummaryLocation, cited, clean_path, line_span
+from redline_canary.review.profiles.dialect import items
 from redline_canary.review.profiles.notices import (
     CLEAN_PHRASES,
     FINDING_COUNT,
@@ -225,7 +226,7 @@ class Profile(ProfileSpec):
             return "finding", body
         prose = comment.channel in ("review", "issue")
         matched = self.signal_rule(comment)
-        cited = prose and self.mine_summaries and bool(self.summary_locations(comment))
+        cited = prose and self.mining and bool(self.summary_locations(comment))
         if matched is not None and matched.signal in ("skipped", "error"):
             # A vendor summary that lists findings is never an error notice, whatever an
             # item's words ("Greptile encountered an error" quoted in a finding): issue 23.
@@ -285,14 +286,37 @@ class Profile(ProfileSpec):
         """The first of ``signal_rules`` this (non-inline, non-trigger) comment matches."""
         for r in self.signal_rules:
             if r.matches(comment):
-                if r.signal == "clean" and self.mine_summaries and self.summary_locations(comment):
+                if r.signal == "clean" and self.mining and self.summary_locations(comment):
                     continue
                 return r
         return None
 
+    @property
+    def mining(self) -> bool:
+        """Whether summaries are read for places: the dialect's own, or a ``locations`` shape."""
+        return self.mine_summaries or bool(self.citation_patterns)
+
     def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        """Places a review body or issue comment cites (read only when mining summaries)."""
-        return self.hooks.summary_locations(self, comment)
+        """Places a review body or issue comment cites (read only when mining summaries).
+
+        The dialect's own citations, then those of ``citation_patterns`` (a ``--profiles``
+        file's ``locations``), each rated by its own list item (never a neighbour's).
+        """
+        found = self.hooks.summary_locations(self, comment) if self.mine_summaries else []
+        if not self.citation_patterns or comment.channel not in ("review", "issue"):
+            return found
+        seen = {(f.path, f.start, f.end) for f in found}
+        body = comment.body
+        chunks = items(body)
+        matches = sorted((m for p in self.citation_patterns for m in p.finditer(body)), key=lambda m: m.start())
+        for m in matches[:500]:
+            path = clean_path(m["path"])
+            start, last = line_span(m["a"], m.groupdict().get("b"))
+            if path and (path, start, last) not in seen:
+                seen.add((path, start, last))
+                chunk = next((t for pos, t in reversed(chunks) if pos <= m.start()), body)
+                found.append(SummaryLocation(path, start, last, self.severity(chunk)))
+        return found
 
     def dedupe_key(self, comment: Comment) -> str | None:
         """The vendor id (``dedupe_id``) of an inline comment the bot may re-post."""
@@ -354,7 +378,7 @@ class Profile(ProfileSpec):
                     word=self.severity_word(c.body) if c.id not in rated else level.name if level else "",
                 ))
                 locations = self.hooks.inline_extra_locations(self, c) if self.mine_summaries else []
-            elif self.mine_summaries and c.channel not in (REACTION_CHANNEL, CHECK_CHANNEL):
+            elif self.mining and c.channel not in (REACTION_CHANNEL, CHECK_CHANNEL):
                 locations = self.summary_locations(c)
             else:
                 locations = []
