@@ -220,8 +220,9 @@ class Profile(ProfileSpec):
         if self.is_trigger(comment):
             return "none", body
         if comment.channel == "inline":
-            # A thank-you reply raises nothing; any other inline comment is a finding.
-            if self.severity(body) is None and is_ack(notice_text(body)):
+            # A reply in a finding's thread (the bot answering the author) and a thank-you
+            # raise nothing new; any other inline comment is a finding.
+            if comment.is_reply or (self.severity(body) is None and is_ack(notice_text(body))):
                 return "none", body
             return "finding", body
         prose = comment.channel in ("review", "issue")
@@ -355,10 +356,12 @@ class Profile(ProfileSpec):
             out.signals.append((signal, said))
             if signal == "progress" and c.channel != "inline" and self.placeholder(c):
                 continue
-            if c.channel in (REACTION_CHANNEL, CHECK_CHANNEL, "inline") and signal == "none":
-                continue  # an emoji, a check or a thank-you reply the dialect gives no meaning says nothing
+            if c.channel in (REACTION_CHANNEL, CHECK_CHANNEL) and signal == "none":
+                continue  # an emoji or check the dialect gives no meaning says nothing
             out.activity += 1
-            if signal in ("skipped", "error") or c.is_reply:
+            # A notice, a reply, or a body a rule says is nothing (a chat reply, a task summary,
+            # a thank-you) reports no finding, whatever files it cites.
+            if signal in ("skipped", "error", "none") or c.is_reply:
                 continue
             key = self.dedupe_key(c)
             if key is not None and latest[key] is not c:

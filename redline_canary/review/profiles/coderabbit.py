@@ -151,6 +151,9 @@ CODERABBIT = Profile(
         rule("skipped", _MARKER.format(what="rate limited")
              + r"|Review limit reached|Rate limit exceeded|reached your PR review limit|Review rate limited"
              + r"|Action not completed\b"),
+        # "Bot user detected. / To trigger a single review, invoke the `@coderabbitai review`
+        # command." (fresh set: zenstack#148): a PR by a bot is not reviewed automatically.
+        rule("skipped", r"^\W*Bot user detected\b"),
         # A failed run, e.g. "## Review failed / The head commit changed during the review"
         # (the markers a public CodeRabbit watcher keys on; index ref 52193655987).
         rule("error", _MARKER.format(what="failure") + r"|^[>\s]*#+\s*Review failed\b"),
