@@ -3,6 +3,7 @@ summaries (source "summary", deduplicated against inline findings)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -358,3 +359,23 @@ def test_nitpick_inside_another_findings_range_is_kept() -> None:
 def test_path_with_lines_in_parentheses_is_a_location(text: str, expected: tuple[str, int, int]) -> None:
     found = citations(text, ("paren",))
     assert [(c.path, c.start, c.end) for c in found] == [expected]
+
+
+def test_generic_summary_reads_every_location_form_with_each_items_own_severity() -> None:
+    body = ("## Review\n\n| File | Lines | Severity |\n|---|---|---|\n| `p/app.py` | 12-15 | **High** |\n"
+            "| `p/db.py` | 40 | **Low** |\n\n### p/web/ui.tsx (lines 3-7)\n\n**Medium**: raw HTML.\n\n"
+            "- https://github.com/acme/canary/blob/0123456789abcdef0123456789abcdef01234567/p/auth.py#L9-L10 "
+            "**High**: token logged\n")
+    doc = capture(reviews=[review(body, who=user("house-bot[bot]", 9))])
+    mining = replace(get_profile("generic"), mine_summaries=True)  # a house bot's --profiles entry
+    assert located(mining.extract(comments_from_capture(doc)).findings) == {
+        ("p/app.py", 12, 15, "CRITICAL", "summary"), ("p/db.py", 40, 40, "MINOR", "summary"),
+        ("p/web/ui.tsx", 3, 7, "MAJOR", "summary"), ("p/auth.py", 9, 10, "CRITICAL", "summary")}
+
+
+def test_claude_summary_with_path_and_lines_in_parentheses_is_mined() -> None:
+    body = ("**Claude finished @alice's task in 2m**\n\n### Issues\n\n1. **p/app.py (lines 12-15)**: the API key "
+            "is hard-coded.\n2. **p/db.py (line 40)**: SQL built by string concatenation.\n")
+    doc = capture(issue_comments=[issue_comment(body, who=user("claude[bot]", 209825114))])
+    assert {(f.path, f.start, f.end) for f in extract("claude", doc).findings} == {
+        ("p/app.py", 12, 15), ("p/db.py", 40, 40)}

@@ -28,7 +28,7 @@ from redline_canary.review.comments import (
 from redline_canary.review.extraction import Extraction, Signal, quote
 from redline_canary.review.findings import Finding, inline_range
 from redline_canary.review.profiles.citations import SummaryLocation, cited, clean_path, line_span
-from redline_canary.review.profiles.dialect import items
+from redline_canary.review.profiles.dialect import ITEM_START, items
 from redline_canary.review.profiles.notices import (
     CLEAN_PHRASES,
     FINDING_COUNT,
@@ -51,6 +51,8 @@ from redline_canary.review.profiles.spec import (
 )
 
 _DISCUSSION = re.compile(r"#discussion_r(\d+)")
+# Where one item of a summary starts: a list item, heading, <details>, or a table row.
+_ITEM_OR_ROW = re.compile(ITEM_START.pattern + r"|^[ \t>]*\|", re.MULTILINE | re.IGNORECASE)
 
 
 def normalize_login(login: str) -> str:
@@ -95,8 +97,29 @@ class PlainHooks:
         return profile.is_listed(comment)
 
     def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
-        level = profile.severity(comment.body)
-        return [SummaryLocation(c.path, c.start, c.end, level) for _m, c in cited(comment.body, "generic")]
+        """Every location form a summary may use (``path:line`` and ``path#L`` as written, and
+        permalinks, ``path (lines a-b)``, table rows), each rated by its own list item when
+        that item carries a marker, else by the header above the items ("[MAJOR] Three
+        problems:"), never by a neighbouring item."""
+        body = comment.body
+        chunks = items(body, _ITEM_OR_ROW)
+        taken: list[tuple[int, int]] = []
+        found: list[tuple[int, str, int, int]] = []
+        for form in ("blob", "table", "paren", "generic"):
+            for m, c in cited(body, form):
+                if any(a < m.end() and m.start() < b for a, b in taken):
+                    continue
+                taken.append(m.span())
+                found.append((m.start(), c.path if form == "generic" else clean_path(c.path), c.start, c.end))
+        out: list[SummaryLocation] = []
+        # The header above the first cited item rates items that carry no marker of their own.
+        first_cited = min((pos for pos, *_ in found), default=0)
+        header_end = max((at for at, _t in chunks if at <= first_cited), default=0)
+        whole = profile.severity(body[:header_end])
+        for pos, path, start, end in sorted(found):
+            chunk = next((t for at, t in reversed(chunks) if at <= pos), body)
+            out.append(SummaryLocation(path, start, end, profile.severity(chunk) or whole))
+        return out
 
     def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
         return None
@@ -227,16 +250,16 @@ class Profile(ProfileSpec):
             return "finding", body
         prose = comment.channel in ("review", "issue")
         matched = self.signal_rule(comment)
-        cited = prose and self.mining and bool(self.summary_locations(comment))
+        cites = prose and self.mining and bool(self.summary_locations(comment))
         if matched is not None and matched.signal in ("skipped", "error"):
             # A vendor summary that lists findings is never an error notice, whatever an
             # item's words ("Greptile encountered an error" quoted in a finding): issue 23.
-            if not (cited or FINDING_COUNT.search(notice_text(body))):
+            if not (cites or FINDING_COUNT.search(notice_text(body))):
                 return matched.signal, excerpt(body, matched.pattern)
             matched = None
         # A body that rates something (a severity marker) reports findings, whatever words
         # describe them: "[HIGH] upload errors are skipped" is a finding, not a notice.
-        rated = cited or self.severity(body) is not None or bool(FINDING_COUNT.search(notice_text(body)))
+        rated = cites or self.severity(body) is not None or bool(FINDING_COUNT.search(notice_text(body)))
         if matched is not None:
             # Only a verdict can swallow a notice; a walkthrough or a "working…" body keeps
             # its rule's meaning (its prose describes the PR, which may well be about reviews).
@@ -245,7 +268,7 @@ class Profile(ProfileSpec):
                 if found is not None:
                     return found
             return matched.signal, body
-        if cited:
+        if cites:
             return ("finding" if comment.channel == "issue" else self.review_signal), body
         if prose and not rated:
             found = self.notice(comment, NOTICE_WORDS)
