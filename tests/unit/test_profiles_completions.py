@@ -145,3 +145,46 @@ def test_summary_with_findings_is_never_read_as_an_error_notice() -> None:
             "silently.\n2. Something went wrong handling the retry budget.")
     extraction = get_profile("greptile").extract([comment("greptile", "issue", body)])
     assert not extraction.has("error") and not extraction.has("skipped")
+
+
+VENDORS = {"copilot": "Copilot", "coderabbit": "CodeRabbit", "codex": "Codex", "gemini": "Gemini",
+           "claude": "Claude", "bugbot": "Bugbot", "greptile": "Greptile", "sourcery": "Sourcery", "qodo": "Qodo",
+           "cubic": "cubic"}
+# Every notice class, worded the way vendors word them, with no vendor-specific marker:
+# what a reworded notice looks like the day it ships (docs/dialects.md#completions).
+CLASSES = [
+    ("timed out", "error", "{v}: the review request timed out. Please try again."),
+    ("failed", "error", "{v} failed to review this pull request. Please try again later."),
+    ("busy", "progress", "{v} is busy reviewing another pull request. This may take a few minutes."),
+    ("rate limited", "skipped", "{v} is rate limited. Reviews will resume in 20 minutes."),
+    ("paused", "skipped", "Reviews are paused for this repository."),
+    ("quota", "skipped", "You have used all of your {v} reviews for this month. Upgrade your plan to continue."),
+    ("not enabled", "skipped", "{v} is not enabled for this repository."),
+    ("declined", "skipped", "I already reviewed this pull request and won't review it again without new commits."),
+    ("skipped size", "skipped", "This pull request is too large to review (312 files changed)."),
+    ("skipped draft", "skipped", "Review skipped: this pull request is a draft."),
+    ("skipped bot", "skipped", "Skipping review: the pull request author is a bot."),
+    ("skipped branch", "skipped", "Review skipped: the base branch is not the default branch."),
+    ("clean", "clean", "{v} reviewed 4 files and found no issues."),
+    ("failed, reworded", "error", "{v} ran into a problem while reviewing. Please re-request a review."),
+    ("size, reworded", "skipped", "This PR has more than 100 files; {v} only reviews PRs with up to 100 files."),
+    ("draft, reworded", "skipped", "{v} does not review draft pull requests."),
+    ("bot author, reworded", "skipped", "Automatic reviews are disabled for pull requests opened by bots."),
+    ("branch, reworded", "skipped", "{v} won't review this PR because it targets a non-default branch."),
+    ("trial", "skipped", "Your {v} trial has ended. Subscribe to keep getting reviews."),
+    ("capacity", "skipped", "{v} is at capacity right now. Please retry in a few minutes."),
+    ("clean, terse", "clean", "No new issues in the latest changes."),
+    ("clean, nothing", "clean", "{v} found nothing to comment on in this pull request."),
+]
+
+
+@pytest.mark.parametrize("vendor", sorted(VENDORS))
+@pytest.mark.parametrize(("label", "signal", "text"), CLASSES, ids=[c[0] for c in CLASSES])
+def test_every_notice_class_reads_as_itself_for_every_vendor(vendor: str, label: str, signal: str,
+                                                             text: str) -> None:
+    body = text.format(v=VENDORS[vendor])
+    for channel in ("review", "issue"):
+        extraction = get_profile(vendor).extract([comment(vendor, channel, body)])
+        assert extraction.signals[0][0] == signal, (channel, body)
+        if signal in ("skipped", "error"):
+            assert extraction.notice(signal) and not extraction.findings

@@ -21,7 +21,8 @@ _FLAGS = re.IGNORECASE | re.MULTILINE
 # Words that make a notice an *error* (the reviewer broke) rather than a skip.
 _ERROR_WORDS = re.compile(
     r"\b(?:errors?|failed|failure|something went wrong|crash(?:ed)?|timed out|time-?out|internal"
-    r"|(?:couldn't|could not|unable to|cannot|can't) (?:complete|finish)|did not (?:complete|finish))\b", _FLAGS
+    r"|(?:couldn't|could not|unable to|cannot|can't) (?:complete|finish)|did not (?:complete|finish)"
+    r"|(?:ran into|hit|encountered|had|experienced) (?:a |an |some )?(?:\w+ )?(?:problem|trouble))\b", _FLAGS
 )
 _SKIP_WORDS = re.compile(
     r"\b(?:skip(?:s|ped|ping)?|limits?|quotas?|exceed(?:s|ed|ing)?|credits?|overage|billing|billed|plan"
@@ -64,6 +65,9 @@ _NOTICE_PHRASES = (
     r"\b(?:encountered an|an (?:unexpected |internal )?)error\b[^.\n]{0,40}?\b(?:while|when)"
     r" (?:reviewing|generating)\b",
     r"\bsomething went wrong\b",
+    r"\b(?:ran into|hit|encountered|had|experienced) (?:a |an |some )?(?:\w+ )?"
+    r"(?:problem|issue|error|trouble|failure)s?\b[^.\n]{0,20}?\b(?:while|when) "
+    r"(?:reviewing|generating|processing|analy[sz]ing)\b",
     r"\bfailed to (?:review|generate (?:a |the )?review|(?:complete|post|start) (?:the |this |a )?review)\b",
     r"\bnot (?:enabled|available) (?:for|on|in) (?:this|your) (?:repository|repo|organization|account)\b",
     r"^\W*(?:rate limit (?:exceeded|reached)|review limit reached|usage limit reached)\b",
@@ -73,6 +77,13 @@ _NOTICE_PHRASES = (
     r"|^\W*(?:review )?time-?out\b",
     r"\b(?:couldn't|could not|unable to|was unable to|cannot|can't) (?:complete|finish) (?:this|the|your) "
     r"(?:request|review|task|run)\b",
+    # …it does not review this kind of PR ("does not review draft pull requests", "only
+    # reviews PRs with up to 100 files", "won't review this PR because it targets…")…
+    r"\b(?:does not|doesn't|won't|will not|do not|don't|cannot|can't) (?:auto-?|automatically )?review"
+    r"(?! again)\b|\bonly reviews?\b[^.\n]{0,60}?\b(?:up to|fewer than|less than|at most|under|with no more)\b",
+    # …its trial ran out, or it is over capacity…
+    r"\b(?:trial|subscription|license|licence) (?:has |period has )?(?:ended|expired|lapsed)\b"
+    r"|\b(?:at|over) capacity\b|\btoo many (?:requests|reviews)\b",
     # …or it declines to review again (already reviewed, a re-review it will not do).
     r"\b(?:won't|will not|not going to|declin\w* to|can't|cannot|not able to) (?:re-?review|review (?:it |this"
     r" (?:PR |pull request )?|the (?:PR |pull request )?)?again)\b|\balready (?:been )?reviewed\b[^.\n]{0,60}?"
@@ -114,7 +125,9 @@ CLEAN_PHRASES = re.compile(
     r"|\bnothing (?:to (?:report|flag|comment on|add|point out)|(?:of )?(?:note|concern) (?:found|to report))\b"
     r"|\b(?:found|identified|detected|spotted|flagged|had|have) (?:no|0|zero) (?:\w+ ){0,2}(?:issues|problems|bugs"
     r"|findings|concerns)\b|\b(?:didn't|did not) (?:find|spot|identify|detect) (?:any )?(?:\w+ ){0,2}"
-    r"(?:issues|problems|bugs|findings|concerns)\b|^\W*(?:LGTM|looks good to me)\b",
+    r"(?:issues|problems|bugs|findings|concerns)\b|^\W*(?:LGTM|looks good to me)\b"
+    r"|^\W*no (?:new |further |additional )?(?:issues|problems|bugs|findings|concerns)\b"
+    r"(?![^.\n]*\b(?:but|except|other than)\b)",
     _FLAGS,
 )
 # A body that says it lists findings ("Found 3 issues", "2 potential issues detected"):
