@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any, get_args
 import yaml
 
 from redline_canary.commands._profiles_file import build_profiles
+from redline_canary.corpus.secrets import find_provider_secrets
 from redline_canary.corpus.severity import Severity
 from redline_canary.errors import BadInput
 from redline_canary.review.comments import Channel
@@ -257,6 +259,13 @@ def _build(doc: Mapping[str, Any], name: str, entry: Mapping[str, Any]) -> Profi
     return built.get(name)
 
 
+def _printable(text: str) -> bool:
+    """A candidate goes into YAML a person pastes and a terminal shows: no control, format
+    (bidi) or private characters, and no credential-shaped string cut from the comment."""
+    return (all(not unicodedata.category(ch).startswith("C") for ch in text)
+            and next(iter(find_provider_secrets(text)), None) is None)
+
+
 def _literal(text: str) -> str:
     """A phrase as a pattern: escaped, any run of blanks matching any other."""
     return r"\s+".join(re.escape(w) for w in text.split())
@@ -278,7 +287,7 @@ def _signal_candidates(body: str, expectations: Sequence[Expectation]) -> Iterat
     order = {p: i for i, p in reversed(list(enumerate(phrases)))}
     for phrase in sorted(order, key=lambda p: (telling is None or telling.search(p) is None, len(p), order[p])):
         pattern = _literal(phrase)
-        if len(phrase) < 6 or pattern in seen:
+        if len(phrase) < 6 or pattern in seen or not _printable(phrase):
             continue
         seen.add(pattern)
         rule: dict[str, Any] = {"signal": signal, "pattern": pattern}
@@ -296,7 +305,7 @@ def _severity_candidates(body: str, expectations: Sequence[Expectation]) -> Iter
     tokens = {m.group(0).strip() for t in _TOKENS for m in t.finditer(head)}
     ranked = sorted(tokens, key=lambda t: (_SEVERITY_WORDS.search(t) is None, len(t), head.find(t)))
     for token in ranked:
-        if len(token) >= 2:
+        if len(token) >= 2 and _printable(token):
             yield {"pattern": _literal(token), "level": level.name}
 
 
@@ -306,6 +315,8 @@ def _location_candidates(body: str, expectations: Sequence[Expectation]) -> Iter
             continue
         for m in re.finditer(re.escape(x.path), body):
             after = body[m.end(): m.end() + 80]
+            if not _printable(after.split("\n", 1)[0]):
+                continue
             a = re.search(rf"(?<!\d){x.start}(?!\d)", after)
             if a is None:
                 continue

@@ -134,3 +134,11 @@ def test_a_missing_body_file_is_exit_2_naming_it(tmp_path: Path) -> None:
     proc = cli("profile", "learn", "--reviewer", "codex", "--body-file", str(tmp_path / "nope.md"),
                "--expect", "severity=MAJOR")
     assert proc.returncode == 2 and "nope.md: file not found" in proc.stderr
+
+
+def test_learned_yaml_carries_no_terminal_control_or_bidi_text_from_the_comment(tmp_path: Path) -> None:
+    body = "\x1b]0;pwned\x07 \u202e[SEV-0]\u202c **[SEV-0] Key committed**\n"
+    proc, body_file, learned = learn(tmp_path, "codex", body, "--expect", "severity=BLOCKER")
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "\u202e" not in proc.stdout and "\x07" not in proc.stdout
+    assert classify("codex", "inline", body_file, "--profiles", str(learned))["findings"][0]["severity"] == "BLOCKER"
