@@ -188,3 +188,11 @@ def test_every_notice_class_reads_as_itself_for_every_vendor(vendor: str, label:
         assert extraction.signals[0][0] == signal, (channel, body)
         if signal in ("skipped", "error"):
             assert extraction.notice(signal) and not extraction.findings
+
+
+@pytest.mark.parametrize("body", [
+    "This change ensures no issues are reported to users when the cache is cold.",
+    "Adds a guard so that no problems are flagged for callers with an empty cart.",
+])
+def test_a_sentence_about_the_code_is_not_a_clean_verdict(body: str) -> None:
+    assert not get_profile("greptile").extract([comment("greptile", "review", body)]).has("clean")

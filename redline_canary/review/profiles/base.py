@@ -30,7 +30,6 @@ from redline_canary.review.findings import Finding, inline_range
 from redline_canary.review.profiles.citations import SummaryLocation, cited, clean_path, line_span
 from redline_canary.review.profiles.dialect import ITEM_START, items
 from redline_canary.review.profiles.notices import (
-    CLEAN_PHRASES,
     FINDING_COUNT,
     NOTICE_PHRASES,
     NOTICE_WORDS,
@@ -40,6 +39,7 @@ from redline_canary.review.profiles.notices import (
     is_ack,
     notice_kind,
     notice_text,
+    says_clean,
 )
 from redline_canary.review.profiles.spec import (
     SIGNALS,
@@ -278,7 +278,7 @@ class Profile(ProfileSpec):
             if WORKING_PHRASES.search(text):
                 return "progress", body
             # A completion with nothing to say ends the wait at once (docs/dialects.md#completions).
-            if CLEAN_PHRASES.search(text):
+            if says_clean(text):
                 return "clean", body
             if is_ack(text):
                 return "none", body

@@ -182,6 +182,20 @@ def first_notice(prose: str, vocabulary: re.Pattern[str]) -> re.Match[str] | Non
     return None
 
 
+_ABOUT_CODE = re.compile(r"\b(?:ensur\w*|make sure|guarantee\w*|so|users?|callers?|clients?)\b", _FLAGS)
+
+
+def says_clean(prose: str) -> bool:
+    """A completion with nothing to say, not a sentence about the code: "No issues found" is
+    one, "this change ensures no issues are reported to users" is not."""
+    for m in CLEAN_PHRASES.finditer(prose):
+        start = max(prose.rfind(c, 0, m.start()) for c in ".!?\n") + 1
+        end = min((i for i in (prose.find(c, m.end()) for c in ".!?\n") if i >= 0), default=len(prose))
+        if _DESCRIBING.search(prose, start, m.start()) is None and _ABOUT_CODE.search(prose, start, end) is None:
+            return True
+    return False
+
+
 _FENCE = re.compile(r"^[ \t>]*(```|~~~).*?^[ \t>]*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _URL = re.compile(r"\(?https?://[^\s)\]>\"']+\)?")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
@@ -228,5 +242,5 @@ def excerpt(body: str, pattern: re.Pattern[str]) -> str:
 
 __all__ = [
     "ACK_OPENING", "CLEAN_PHRASES", "FINDING_COUNT", "NOTICE_PHRASES", "NOTICE_WORDS", "WORKING_PHRASES", "excerpt",
-    "first_notice", "is_ack", "notice_kind", "notice_text",
+    "first_notice", "is_ack", "notice_kind", "notice_text", "says_clean",
 ]
