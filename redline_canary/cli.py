@@ -31,6 +31,7 @@ from redline_canary.commands import (
     score,
     targets,
 )
+from redline_canary.commands._options import API_URL_VAR
 from redline_canary.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -39,6 +40,7 @@ from redline_canary.errors import (
     CanaryError,
     mask,
 )
+from redline_canary.github.transport import validate_api_url
 from redline_canary.report.text import inert_line
 from redline_canary.run.crash import crash_line, write_crash_log
 
@@ -75,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     try:
+        _api_url_from_env(args)
         code: int = args.func(args)
     except CanaryError as exc:
         print(f"redline-canary: {inert_line(mask(str(exc)))}", file=sys.stderr)
@@ -91,6 +94,20 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_INTERNAL
     return code
+
+
+def _api_url_from_env(args: argparse.Namespace) -> None:
+    """``--api-url``, else ``REDLINE_CANARY_API_URL``: what ``sandbox serve`` tells you to
+    export, so its banner's commands and a GitHub Enterprise setup need no flag on every
+    line (docs/cli.md#authentication). Only for commands that talk to the API: ``score``
+    reads a capture or a findings file without one, and takes it only with ``--repo``."""
+    if getattr(args, "api_url", "") is not None:  # given, or a command without the flag
+        return
+    if args.command == "score" and not getattr(args, "repo", None):
+        return
+    value = os.environ.get(API_URL_VAR, "").strip()
+    if value:
+        args.api_url = validate_api_url(value, API_URL_VAR)
 
 
 def entrypoint() -> None:

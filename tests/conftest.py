@@ -80,3 +80,25 @@ def in_process_sandbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
 @pytest.fixture()
 def mini_corpus() -> Path:
     return ROOT / "tests" / "data" / "corpus"
+
+
+# Time per tier, printed at the end of every run (CI's log included): the unit tier must stay
+# under a minute on 2 shared cores, and a figure in every log shows it creeping up long
+# before it gets there. Reported, never asserted (timings are not test results).
+_TIER_SECONDS: dict[str, float] = {}
+_TIER_TESTS: dict[str, int] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    parts = Path(report.nodeid.split("::")[0]).parts
+    tier = parts[1] if len(parts) > 2 and parts[0] == "tests" else "other"
+    _TIER_SECONDS[tier] = _TIER_SECONDS.get(tier, 0.0) + report.duration
+    if report.when == "call":
+        _TIER_TESTS[tier] = _TIER_TESTS.get(tier, 0) + 1
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _TIER_SECONDS:
+        shown = ", ".join(f"{t} {_TIER_TESTS.get(t, 0)} tests {_TIER_SECONDS[t]:.1f} s"
+                          for t in (*TIERS, "other") if t in _TIER_SECONDS)
+        terminalreporter.write_line(f"time per tier (setup, call and teardown): {shown}")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._profiles_file import load_profiles_file
@@ -82,10 +84,15 @@ def add_default_flag(p: Any, flag: str, kind: type = str) -> None:
         p.add_argument(flag, type=kind, default=d.value, help=f"{d.help} (default: %(default)s)")
 
 
+# Every command that reads the corpus takes --corpus the same way (docs/corpus.md#layers).
+CORPUS_HELP = ("corpus folder; repeat to add private layers (default: the packaged seeds/, which stays the "
+               "first layer unless the first folder holds its own rules.yml)")
+
+
 def add_scoring_options(p: Any) -> None:
     """The scoring and gate flags ``run`` and ``score`` share (docs/matching.md): declared once,
     here, so the two commands cannot spell, default or explain them differently."""
-    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    p.add_argument("--corpus", action="append", help=CORPUS_HELP)
     add_default_flag(p, "--window", int)
     add_default_flag(p, "--floor")
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
@@ -104,3 +111,29 @@ def add_gate_options(p: Any) -> None:
                    "window of the last N (newly missed BLOCKER fails, intermittent warns)")
     p.add_argument("--acknowledgements", metavar="FILE",
                    help="YAML list of acknowledged gaps {reviewer, stack, seed|rule, reason, until, by}")
+
+
+# What the sandbox's banner and `run`'s hint suggest against a local API: the sandbox's
+# reviewers answer in about a second, so GitHub's 30 s polls and 40-minute wait would make
+# a two-PR run take minutes for nothing (docs/sandbox.md#from-the-command-line).
+SANDBOX_POLL_FLAGS = ("--poll-interval", "1", "--timeout-minutes", "1")
+SANDBOX_TOKEN = "sandbox-any-token"  # the sandbox accepts any token; this one says so
+API_URL_VAR = "REDLINE_CANARY_API_URL"  # --api-url's default, read once in cli.main
+
+
+def is_local_api(url: str | None) -> bool:
+    """Whether ``--api-url`` points at this machine (the sandbox, in practice): GitHub and
+    GitHub Enterprise are never on a loopback address, so a hint keyed on it cannot
+    mislead anyone running against a real server."""
+    if not url:
+        return False
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name other than localhost
+        return False

@@ -17,6 +17,7 @@ from redline_canary.commands import _validate as validate
 from redline_canary.commands._options import gate_options
 from redline_canary.corpus.model import CorpusData
 from redline_canary.corpus.severity import SEVERITY_NAMES, Severity
+from redline_canary.corpus.variants import AUTO, NONE, choose_variant, parse_variants
 from redline_canary.errors import BadInput
 from redline_canary.report.text import inert_line
 from redline_canary.review.profiles import PROFILES
@@ -27,7 +28,8 @@ from redline_canary.score.acknowledgements import parse as parse_acknowledgement
 from redline_canary.score.record import MODES
 from redline_canary.score.verdict import GateOptions
 
-_KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login"}
+_KEYS = {"repo", "stack", "reviewer", "base", "mode", "prefix", "login", "variant", "corpus"}
+MAX_FOLDER = 1024  # a corpus folder's path, as a target names it
 # Gate options a target may set for itself (the action inputs and `run` flags of the same names).
 GATE_KEYS = ("floor", "min-recall", "require-citation", "blocker-gate", "baseline", "acknowledgements")
 
@@ -125,6 +127,38 @@ def read_targets_arg(value: str) -> tuple[str, str]:
         raise BadInput(f"{value}: cannot read targets ({exc.__class__.__name__})") from None
 
 
+def check_variant(corpus: CorpusData, stack: str, value: str, where: str) -> None:
+    """``auto``, ``none`` or one of the stack's variant ids (docs/corpus.md#variants)."""
+    variants, _problems = parse_variants(corpus, stack)
+    try:
+        choose_variant(value, variants, "check", stack)
+    except ValueError:
+        known = ", ".join([AUTO, NONE, *sorted(variants)])
+        raise BadInput(f"{where}: stack {stack} has no variant {validate.show(value)} (known: {known})") from None
+def _target_folders(item: Any, where: str) -> tuple[str, ...]:
+    """A target's ``corpus`` key: one folder or a list of folders (the layers it adds)."""
+    if not isinstance(item, dict) or item.get("corpus") is None:
+        return ()
+    value = item["corpus"]
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(
+            isinstance(x, str) and x.strip() and len(x) <= MAX_FOLDER and "\0" not in x for x in names):
+        raise BadInput(f"{where}.corpus: expected a folder or a list of folders")
+    return tuple(x.strip() for x in names)
+
+
+def corpus_layers(folders: list[str] | None, items: list[Any], source: str) -> list[str]:
+    """The run's ``--corpus`` folders, then every folder a target's ``corpus`` key adds, each
+    once: one corpus for the run, in which every target finds its stack (stack names are
+    unique across layers, so a stack has one home whichever target named the folder)."""
+    out = list(folders or [])
+    for i, item in enumerate(items):
+        for name in _target_folders(item, f"{source}: [{i}]"):
+            if name not in out:
+                out.append(name)
+    return out
+
+
 def parse_targets(items: list[Any], source: str, corpus: CorpusData,
                   known_profiles: Collection[str] | None = None) -> list[Target]:
     """Validate every target (key paths in errors); ``known_profiles`` adds --profiles names."""
@@ -144,7 +178,8 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData,
         validate.repo(item["repo"], f"{where}.repo")
         if item["stack"] not in corpus.files:
             raise BadInput(f"{where}.stack: unknown stack {validate.show(item['stack'])} "
-                           f"(known: {', '.join(corpus.stacks)})")
+                           f"(known: {', '.join(corpus.stacks)}; a private stack's folder is added with --corpus "
+                           "or the target's corpus key)")
         reviewer = validate.optional_choice_string(item.get("reviewer"), f"{where}.reviewer") or "redline"
         if reviewer not in profiles:
             raise BadInput(f"{where}.reviewer: unknown profile {validate.show(reviewer)} "
@@ -166,8 +201,13 @@ def parse_targets(items: list[Any], source: str, corpus: CorpusData,
         for j, name in enumerate(logins):
             validate.login(name, f"{where}.login[{j}]")
         gate_keys = tuple((k, item[k]) for k in GATE_KEYS if k in item)
+        raw = item.get("variant")  # "" = the run's --variant, as a matrix passes an unset key
+        variant = validate.optional_choice_string(None if raw == "" else raw, f"{where}.variant")
+        if variant is not None:
+            check_variant(corpus, item["stack"], variant, f"{where}.variant")
         targets.append(Target(item["repo"], item["stack"], reviewer, base or None,
-                              mode, prefix or "", tuple(logins), gate_keys, where))
+                              mode, prefix or "", tuple(logins), gate_keys, where, variant=variant,
+                              corpus=_target_folders(item, where)))
     # One repo and stack per run: branch names, gate keys and the history identity are
     # (run, repo, stack, kind, attempt), so a second reviewer there would collide.
     seen: dict[tuple[str, str], int] = {}

@@ -13,9 +13,10 @@ from typing import Any
 from redline_canary import __version__
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._groups import add_actions
-from redline_canary.commands._options import load_profile, parse_floor, parse_kind, parse_mode
+from redline_canary.commands._options import CORPUS_HELP, load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.corpus import model as corpus_model
 from redline_canary.corpus.severity import SCALE
+from redline_canary.corpus.variants import CANONICAL, named_variant, parse_variants, publish_variant
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS, BadInput
 from redline_canary.github.clock import utc_now_iso
 from redline_canary.report.text import inert_line, json_text
@@ -35,29 +36,31 @@ def register(sub: Any) -> None:
     parser = sub.add_parser("corpus", help="lint or summarise the seeded corpus")
     inner = add_actions(parser, "corpus_command")
     lint = inner.add_parser("lint", help="check markers, rules, twins and secrets; exit 2 on any problem")
-    lint.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    lint.add_argument("--corpus", action="append", help=CORPUS_HELP)
     lint.set_defaults(func=run_lint)
     show = inner.add_parser("show", help="per-stack counts and fingerprints")
-    show.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    show.add_argument("--corpus", action="append", help=CORPUS_HELP)
     show.add_argument("--stack", help="only this stack")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(func=run_show)
     export = inner.add_parser(
         "export", help="write exactly the files a reviewer would see for one PR (a blind review kit)")
-    export.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    export.add_argument("--corpus", action="append", help=CORPUS_HELP)
     export.add_argument("--stack", required=True, help="the stack to export")
     export.add_argument("--kind", required=True, choices=corpus_model.KINDS, help="seeded or clean")
     export.add_argument("--mode", default="blind", choices=MODES, help="publication mode (default: %(default)s)")
     export.add_argument("--prefix", default="", help="folder the files are pushed under (default: the root)")
     export.add_argument("--out", required=True, help="folder to create; must not exist or be empty")
     export.add_argument("--key", help="also write the private answer key (JSON) to this file, outside --out")
+    export.add_argument("--variant", default="none", help="publish this variant of the stack, or none "
+                        "(default: %(default)s; docs/corpus.md#variants)")
     export.set_defaults(func=run_export)
     audit = inner.add_parser(
         "audit", help="the adjudication worklist from scored reviews (records or captures)")
     audit.add_argument("inputs", nargs="+", metavar="RECORD_OR_CAPTURE",
                        help="history JSONL files, a record JSON file (what score --json prints) or a JSON array "
                             "of records, or capture files saved by run or score")
-    audit.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    audit.add_argument("--corpus", action="append", help=CORPUS_HELP)
     audit.add_argument("--window", type=int, default=DEFAULT_WINDOW,
                        help="the window the reviews were scored with (default: %(default)s)")
     audit.add_argument("--floor", default=DEFAULT_FLOOR.name,
@@ -68,6 +71,9 @@ def register(sub: Any) -> None:
     from redline_canary.commands import corpus_import  # it reuses write_export from here
 
     corpus_import.register(inner)
+    from redline_canary.commands import corpus_mine
+
+    corpus_mine.register(inner)
 
 
 MAX_AUDIT_BYTES = 256 << 20
@@ -89,6 +95,9 @@ def run_lint(args: argparse.Namespace) -> int:
 def show_data(corpus: corpus_model.CorpusData, stack: str | None) -> dict[str, Any]:
     stacks = [stack] if stack else corpus.stacks
     table = {s: corpus_model.summary(corpus, s) for s in stacks}
+    for s in stacks:  # JSON only: the Markdown table is what seeds/README.md embeds
+        table[s]["layer"] = corpus.layer_of(s)
+        table[s]["variants"] = sorted(parse_variants(corpus, s)[0])
     return {"total_markers": sum(t["markers"] for t in table.values()), "stacks": table}
 
 
@@ -118,7 +127,11 @@ def run_show(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     require_stack(corpus, args.stack)
-    files, markers = corpus_model.publish(corpus, args.stack, args.kind, args.mode, args.prefix)
+    try:
+        variant = named_variant(corpus, args.stack, args.variant)
+    except ValueError as exc:
+        raise BadInput(f"--variant: {exc}") from None
+    files, markers = publish_variant(corpus, args.stack, args.kind, args.mode, args.prefix, variant)
     out = Path(args.out)
     key_path = validate.safe_output_file(args.key, "--key") if args.key else None  # before the export is written
     if key_path is not None and _inside(key_path, out):
@@ -128,8 +141,10 @@ def run_export(args: argparse.Namespace) -> int:
     fp = corpus_model.fingerprint(corpus, args.stack)
     if key_path is not None:
         key = corpus_model.export_key(args.stack, args.kind, args.mode, fp, markers)
+        key["variant"] = variant.id if variant else CANONICAL
         safe_write_text(key_path, json.dumps(key, indent=2) + "\n")
-    print(f"exported {len(files)} file(s) of {args.stack}/{args.kind} ({args.mode}, fingerprint {fp}) to {out}"
+    shown = f", variant {variant.id}" if variant else ""
+    print(f"exported {len(files)} file(s) of {args.stack}/{args.kind} ({args.mode}{shown}, fingerprint {fp}) to {out}"
           + (f"; key in {key_path}" if key_path else ""))
     return EXIT_PASS
 

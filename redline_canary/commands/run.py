@@ -14,13 +14,17 @@ import httpx
 
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._options import (
+    SANDBOX_POLL_FLAGS,
     add_default_flag,
     add_scoring_options,
     gate_options,
+    is_local_api,
     parse_floor,
 )
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import (
+    check_variant,
+    corpus_layers,
     load_acknowledgements,
     load_targets_text,
     parse_targets,
@@ -41,6 +45,7 @@ from redline_canary.run.files import safe_write_text
 from redline_canary.run.history import read_history
 from redline_canary.run.runner import default_run_id, run_id_lines, run_targets, summary_table
 from redline_canary.run.targets import Target
+from redline_canary.score.defaults import BY_FLAG
 from redline_canary.score.polling import PollConfig
 from redline_canary.score.record import KINDS
 
@@ -51,6 +56,7 @@ MAX_CONFIRM = 10  # the janitor recognises attempts up to 50; 10 re-runs is alre
 def register(sub: Any) -> None:
     p = sub.add_parser("run", help="open seeded and clean PRs, wait for the reviewer, score, clean up")
     add_target_options(p)
+    add_default_flag(p, "--variant")  # a target's own "variant" key wins (docs/corpus.md#variants)
     p.add_argument("--api-url", help="GitHub API URL (GitHub Enterprise, or the sandbox)")
     add_app_options(p)
     p.add_argument("--run-id", help="unique id of this run (default: GITHUB_RUN_ID or a timestamp)")
@@ -87,7 +93,13 @@ def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str
     ``profiles`` are the ``--profiles`` file's (read once by the caller)."""
     if profiles is None:
         profiles = load_profiles_file(args.profiles) if getattr(args, "profiles", None) else {}
-    extra = sorted(profiles)
+    items, source = target_items(args, env)
+    return parse_targets(items, source, corpus, sorted(profiles))
+
+
+def target_items(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[list[Any], str]:
+    """The targets as written (a list of objects) and where: the single-target flags (checked
+    under their own names), --targets, or CANARY_TARGETS."""
     if args.repo or args.stack:
         if args.targets:
             raise BadInput("--targets and --repo/--stack: give one or the other")
@@ -104,14 +116,14 @@ def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str
         for key in ("reviewer", "mode", "base", "prefix"):
             if getattr(args, key):
                 item[key] = getattr(args, key)
-        return parse_targets([item], "command line", corpus, extra)
+        return [item], "command line"
     if args.targets:
         text, source = read_targets_arg(args.targets)
     elif env.get("CANARY_TARGETS", "").strip():
         text, source = env["CANARY_TARGETS"], "CANARY_TARGETS"
     else:
         raise BadInput("no targets: give --targets, --repo with --stack, or set CANARY_TARGETS")
-    return parse_targets(load_targets_text(text, source), source, corpus, extra)
+    return load_targets_text(text, source), source
 
 
 def check_run_options(args: argparse.Namespace) -> None:
@@ -160,11 +172,15 @@ class RunOptions:
     def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> RunOptions:
         check_run_options(args)
         app = app_credentials(args.app_id, args.app_private_key, env)
-        corpus = load_corpus(args.corpus)
         profiles = load_profiles_file(args.profiles) if args.profiles else {}
-        targets = resolve_targets(args, corpus, env, profiles)
+        items, source = target_items(args, env)
+        corpus = load_corpus(corpus_layers(args.corpus, items, source))
+        targets = parse_targets(items, source, corpus, sorted(profiles))
         for stack in sorted({t.stack for t in targets}):
             require_stack(corpus, stack)
+        for t in targets:
+            check_variant(corpus, t.stack, t.variant or args.variant,
+                          f"{t.where}.variant" if t.variant else "--variant")
         today = utc_now_iso()[:10]
         rules = gate_options(floor=parse_floor(args.floor), min_recall=args.min_recall,
                              require_citation=args.require_citation, blocker_gate=args.blocker_gate,
@@ -180,7 +196,7 @@ class RunOptions:
             window=args.window, floor=parse_floor(args.floor),
             gate=rules, confirm=args.confirm, baseline_history=tuple(past),
             save_captures=Path(args.save_captures) if args.save_captures else None,
-            profiles=profiles,
+            profiles=profiles, variant=args.variant,
         )
         return cls(tuple(targets), corpus, cycle, args.api_url, Path(args.history) if args.history else None,
                    args.parallel, args.budget_share, args.dry_run, args.json,
@@ -188,7 +204,23 @@ class RunOptions:
 
 
 def run_run(args: argparse.Namespace) -> int:
-    return run(RunOptions.from_args(args, os.environ), out=sys.stdout, err=sys.stderr)
+    options = RunOptions.from_args(args, os.environ)
+    hint = slow_poll_hint(options)
+    if hint:
+        print(hint, file=sys.stderr)
+    return run(options, out=sys.stdout, err=sys.stderr)
+
+
+def slow_poll_hint(options: RunOptions) -> str | None:
+    """Against a local API (the sandbox) GitHub's default 30 s polls, the stable polls and a
+    confirmation re-run make a two-PR run take minutes for a reviewer that answers in a
+    second: say which flags make it seconds, before the wait starts. Never against GitHub."""
+    if not is_local_api(options.api_url):
+        return None
+    if options.cycle.poll.interval < float(BY_FLAG["--poll-interval"].value):
+        return None
+    return (f"redline-canary: hint: polling every {options.cycle.poll.interval:g} s (GitHub's pace); against "
+            f"the sandbox add {' '.join(SANDBOX_POLL_FLAGS)} for a run in seconds, not minutes")
 
 
 def run(options: RunOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseTransport | None = None) -> int:

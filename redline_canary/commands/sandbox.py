@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import shlex
 import signal
 import socket
 import sys
@@ -42,12 +43,24 @@ from typing import TYPE_CHECKING, Any
 
 from redline_canary.commands import _validate as validate
 from redline_canary.commands._groups import add_actions
+from redline_canary.commands._options import API_URL_VAR, SANDBOX_POLL_FLAGS, SANDBOX_TOKEN
 from redline_canary.errors import BadInput
 
 if TYPE_CHECKING:
     from redline_canary.sandbox import Sandbox
 
 DEFAULT_REPO = "acme/canary-python"
+DEFAULT_STACK = "python"  # what the banner's commands push: bandit reviews Python
+REVIEWER_KINDS = ("bandit", "silent", "none")
+# Raw text (the epilog's YAML needs its line breaks), so wrapped here by hand: no help line
+# is wider than 100 characters (tests/unit/test_cli_help.py).
+SERVE_DESCRIPTION = """\
+Serve the sandbox on 127.0.0.1 and print its URL, the token to export (any token is
+accepted) and the doctor and run command lines for it, with fast polling. --scenario FILE
+sets up repos, human branches/PRs, reviewers, faults and limits from YAML/JSON; top-level
+keys: login, human, repos, faults, secondary_limit, primary_limit, ref_visibility_lag,
+too_quickly, fine_grained_token, token, tree_payload_cap (docs/sandbox.md#scenarios).
+"""
 SCENARIO_HELP = """\
 scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
   login: redline-canary              # the token's user
@@ -55,7 +68,7 @@ scenario file (YAML, or JSON by .json suffix); every key but repos is optional:
   repos:
     - name: acme/canary-python       # OWNER/NAME, each once
       topic: true                    # carries the opt-in topic
-      reviewer: bandit               # bandit | silent | none (default: --reviewer)
+      reviewer: bandit               # bandit | silent | none (default: --reviewer-kind)
       latency: 0.5                   # default: --latency
       default_branch: main
       writable: true                 # false: permissions.push false, writes 403
@@ -95,22 +108,13 @@ def register(subparsers: Any) -> None:
     serve = actions.add_parser(
         "serve",
         help="serve the sandbox until Ctrl-C",
-        description="Serve the sandbox on 127.0.0.1 and print its URL. Any token is accepted. "
-        "--scenario FILE sets up repos, human branches/PRs, reviewers, faults and limits "
-        "from YAML/JSON; top-level keys: login, human, repos, faults, secondary_limit, "
-        "primary_limit, ref_visibility_lag, too_quickly, fine_grained_token, token, tree_payload_cap "
-        "(shape: redline_canary/sandbox/scenario.py).",
+        description=SERVE_DESCRIPTION,
         epilog=SCENARIO_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument("--port", type=int, default=0, help="TCP port 0-65535 (default 0: ephemeral)")
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    serve.add_argument(
-        "--reviewer",
-        choices=("bandit", "silent", "none"),
-        default="bandit",
-        help="simulated reviewer attached to every repo, or to scenario repos that name none (default bandit)",
-    )
+    _add_reviewer_kind(serve, "simulated reviewer on every repo, or on scenario repos that name none")
     serve.add_argument(
         "--scenario",
         metavar="FILE",
@@ -134,10 +138,33 @@ def register(subparsers: Any) -> None:
         "the body (ids, SHAs, dates and URLs are not differences). Exit 1 when any interaction differs.",
     )
     verify.add_argument("dir", metavar="DIR", help="folder of recorded interactions (*.json)")
-    verify.add_argument("--reviewer", choices=("bandit", "silent", "none"), default="bandit",
-                        help="simulated reviewer on every recorded repository (default bandit)")
+    _add_reviewer_kind(verify, "simulated reviewer on every recorded repository")
     verify.add_argument("--json", action="store_true", help="one JSON object per interaction, then a summary")
     verify.set_defaults(func=_verify)
+
+
+def _add_reviewer_kind(p: argparse.ArgumentParser, what: str) -> None:
+    """``--reviewer-kind``: what the simulated reviewer does. Elsewhere ``--reviewer`` names
+    a profile (copilot, coderabbit, ...), so the sandbox's old ``--reviewer`` is only a
+    hidden, deprecated alias that warns (docs/sandbox.md#reviewers)."""
+    p.add_argument("--reviewer-kind", choices=REVIEWER_KINDS, default=None,
+                   help=f"{what} (default bandit)")
+    p.add_argument("--reviewer", dest="reviewer_alias", choices=REVIEWER_KINDS, default=None,
+                   help=argparse.SUPPRESS)
+
+
+def _reviewer_kind(args: argparse.Namespace) -> str:
+    """The kind the flags ask for; the deprecated spelling still works, with one warning."""
+    kind: str | None = args.reviewer_kind
+    alias: str | None = args.reviewer_alias
+    if alias is not None:
+        if kind is not None and kind != alias:
+            raise BadInput(f"--reviewer: deprecated alias of --reviewer-kind, and they disagree "
+                           f"({alias} vs {kind}); give --reviewer-kind only")
+        print("redline-canary: sandbox --reviewer is deprecated (elsewhere --reviewer names a profile); "
+              "use --reviewer-kind", file=sys.stderr)
+        kind = alias
+    return kind or "bandit"
 
 
 def _check_address(host: str, port: int) -> None:
@@ -204,6 +231,7 @@ def _serve(args: argparse.Namespace) -> int:
     # OverflowError traceback instead of a one-line bad-input message.
     _check_address(args.host, args.port)
     validate.number(args.latency, "--latency", low=0, high=3600)
+    args.reviewer = _reviewer_kind(args)
     sb, scenario = _build(args)
     stop = threading.Event()
 
@@ -224,10 +252,7 @@ def _serve(args: argparse.Namespace) -> int:
                 }
                 print(json.dumps(info))
             else:
-                print(f"sandbox listening on {sb.url}")
-                kinds = sb.reviewer_kinds()
-                print("repos: " + ", ".join(f"{n} (reviewer: {kinds.get(n, 'none')})" for n in repos))
-                print(f"try: curl -s {sb.url}/repos/{repos[0]}   (Ctrl-C to stop)")
+                print("\n".join(banner(sb.url, repos, sb.reviewer_kinds())))
             sys.stdout.flush()
             try:
                 while not stop.wait(0.2):
@@ -239,12 +264,30 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def banner(url: str, repos: list[str], kinds: dict[str, str]) -> list[str]:
+    """What to do next, ready to paste: the environment to export (this API's URL, and a
+    token: the sandbox takes any) and the ``doctor`` and ``run`` lines for the first
+    repository, with polling fit for a reviewer that answers in a second instead of
+    GitHub's 30 s polls (docs/sandbox.md#from-the-command-line)."""
+    target = f"--repo {shlex.quote(repos[0])} --stack {DEFAULT_STACK}"
+    return [
+        f"sandbox listening on {url}",
+        "repos: " + ", ".join(f"{n} (reviewer: {kinds.get(n, 'none')})" for n in repos),
+        "in another terminal (any token works here; this one says so):",
+        f"  export {API_URL_VAR}={url} REDLINE_CANARY_TOKEN={SANDBOX_TOKEN}",
+        f"  redline-canary doctor {target}",
+        f"  redline-canary run {target} {' '.join(SANDBOX_POLL_FLAGS)} --history sandbox-history.jsonl",
+        f"try: curl -s {url}/repos/{repos[0]}   (Ctrl-C to stop)",
+    ]
+
+
 def _verify(args: argparse.Namespace) -> int:
     from redline_canary.errors import verify_exit_code
     from redline_canary.report.text import inert_line, json_text
     from redline_canary.sandbox.verify import load_recording, render, verify
 
-    outcomes = verify(load_recording(args.dir), reviewer=args.reviewer)
+    kind = _reviewer_kind(args)  # the flags before the folder
+    outcomes = verify(load_recording(args.dir), reviewer=kind)
     differ = sum(bool(o.differences) for o in outcomes)
     if args.json:
         for o in outcomes:

@@ -32,6 +32,7 @@ from redline_canary.commands._options import (
 from redline_canary.commands._targets import load_acknowledgements
 from redline_canary.corpus.model import CorpusData
 from redline_canary.corpus.severity import Severity
+from redline_canary.corpus.variants import Variant, named_variant
 from redline_canary.errors import BadInput
 from redline_canary.github.app_auth import Credentials, add_app_options
 from redline_canary.github.clock import utc_now_iso
@@ -76,6 +77,8 @@ def register(sub: Any) -> None:
     p.add_argument("--login", action="append", default=[],
                    help="count only comments by this login (repeatable)")
     add_scoring_options(p)  # --corpus, --window, --floor, --profiles and the gate flags, as `run` has them
+    p.add_argument("--variant", help="the variant of the stack the review saw: a variant id or none "
+                   "(default: the capture's manifest, else none; docs/corpus.md#variants)")
     p.add_argument("--history", help="append the record to this JSONL file")
     p.add_argument("--json", action="store_true", help="print the record as JSON")
     p.set_defaults(func=run_score)
@@ -132,6 +135,7 @@ class ScoreOptions:
     history: str | None
     save_capture: str | None
     json: bool
+    variant: str | None = None  # the variant the review saw (None: the capture's manifest, else none)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, env: Mapping[str, str]) -> ScoreOptions:
@@ -164,7 +168,8 @@ class ScoreOptions:
         return cls(source=source, corpus=corpus, stack=args.stack, kind=args.kind, mode=args.mode,
                    prefix=args.prefix, reviewer=args.reviewer, logins=tuple(args.login),
                    profiles_file=args.profiles, window=args.window, floor=floor, gate=rules,
-                   run_id=args.run_id, history=args.history, save_capture=args.save_capture, json=args.json)
+                   run_id=args.run_id, history=args.history, save_capture=args.save_capture, json=args.json,
+                   variant=args.variant)
 
 
 def check_score_options(args: argparse.Namespace) -> None:
@@ -204,6 +209,15 @@ def run_score(args: argparse.Namespace) -> int:
     return score(ScoreOptions.from_args(args, os.environ), out=sys.stdout, err=sys.stderr)
 
 
+def _variant(corpus: CorpusData, stack: str, ident: str | None, where: str) -> Variant | None:
+    """The variant the review saw (--variant, else a capture's manifest; none: the canonical
+    files), so a re-score reads the same line map and names the run did."""
+    try:
+        return named_variant(corpus, stack, ident)
+    except ValueError as exc:
+        raise BadInput(f"{where}: {exc}") from None
+
+
 def score(options: ScoreOptions, *, out: TextIO, err: TextIO, transport: httpx.BaseTransport | None = None,
           now: Callable[[], str] = utc_now_iso) -> int:
     """Score the review, apply the baseline, write what was asked, print, and return the
@@ -228,7 +242,9 @@ def score(options: ScoreOptions, *, out: TextIO, err: TextIO, transport: httpx.B
                            options.logins, options.profiles_file)
     require_stack(options.corpus, stack)
     settings = ScoreSettings(stack=stack, kind=kind, mode=mode, prefix=prefix, window=options.window,
-                             floor=options.floor, gate=options.gate)
+                             floor=options.floor, gate=options.gate,
+                             variant=_variant(options.corpus, stack, options.variant or manifest.get("variant"),
+                                              "--variant" if options.variant else f"{where}: manifest.variant"))
     live = source if isinstance(source, LivePR) else None
     meta = RecordMeta(run_id=options.run_id or f"score-{now().replace(':', '')}",
                       recorded_at=now(), repo=repo or (live.repo if live else None) or "unknown/unknown",
@@ -253,6 +269,7 @@ def _score_findings(options: ScoreOptions, source: FindingsFile, *, out: TextIO,
         stack=options.stack, kind=parse_kind(options.kind, "--kind"),
         mode=parse_mode(options.mode or str(default("--mode")), "--mode"), prefix=options.prefix or "",
         window=options.window, floor=options.floor, gate=options.gate,
+        variant=_variant(options.corpus, options.stack, options.variant, "--variant"),
     )
     meta = RecordMeta(run_id=options.run_id or f"findings-{now().replace(':', '')}",
                       recorded_at=now(), repo=OFFLINE_REPO, tool_version=__version__)

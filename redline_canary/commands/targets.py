@@ -15,8 +15,9 @@ import sys
 from typing import Any
 
 from redline_canary.commands._actions_env import annotate_error, append_summary, write_outputs
-from redline_canary.commands._targets import load_acknowledgements, with_gate
-from redline_canary.commands.run import add_target_options, resolve_targets
+from redline_canary.commands._options import CORPUS_HELP
+from redline_canary.commands._targets import corpus_layers, load_acknowledgements, parse_targets, with_gate
+from redline_canary.commands.run import add_target_options, target_items
 from redline_canary.errors import EXIT_PASS, BadInput
 from redline_canary.github.clock import utc_now_iso
 from redline_canary.report.action_outputs import matrix_entry
@@ -31,7 +32,7 @@ MAX_MATRIX = 256  # GitHub: a matrix generates at most 256 jobs per workflow run
 def register(sub: Any) -> None:
     p = sub.add_parser("targets", help="validate targets; --matrix prints the GitHub Actions job matrix")
     add_target_options(p)
-    p.add_argument("--corpus", help="corpus folder (default: the packaged seeds/)")
+    p.add_argument("--corpus", action="append", help=CORPUS_HELP)
     p.add_argument("--profiles", help="YAML file of custom reviewer profiles or overrides")
     p.add_argument("--acknowledgements", metavar="FILE", help="also check this acknowledgements file")
     p.add_argument("--matrix", action="store_true",
@@ -49,6 +50,10 @@ def target_dict(t: Target) -> dict[str, Any]:
         out["prefix"] = t.prefix
     if t.logins:
         out["login"] = list(t.logins)
+    if t.variant:
+        out["variant"] = t.variant  # a matrix job must publish what its target asked for
+    if t.corpus:
+        out["corpus"] = list(t.corpus)
     out.update(dict(t.gate_keys))  # the target's own gate options travel with it to its job
     return out
 
@@ -61,8 +66,9 @@ def build_matrix(targets: list[Target]) -> dict[str, list[dict[str, str]]]:
 
 def run_targets_command(args: argparse.Namespace) -> int:
     try:
-        corpus = load_corpus(args.corpus)
-        targets = resolve_targets(args, corpus, os.environ)
+        items, source = target_items(args, os.environ)
+        corpus = load_corpus(corpus_layers(args.corpus, items, source))
+        targets = parse_targets(items, source, corpus)
         # Gate keys and acknowledgement files are checked here too: an expired acknowledgement
         # fails the plan job, naming the entry, before any pull request is opened.
         today = utc_now_iso()[:10]

@@ -62,11 +62,14 @@ MAX_EXTENT = 60  # a defect longer than this is a structural one: name its symbo
 _BORDERLINE = re.compile(r"^BORDERLINE\s+(?P<n>\d+)\s+(?P<reason>\S.*)$")
 # Another place the defect of SEED <n> shows (docs/corpus.md#sites): same anchor rule.
 _SITE = re.compile(r"^SITE\s+(?P<n>\d+)\s+(?P<reason>\S.*)$")
-_KEYWORD = re.compile(r"^(SEED|BORDERLINE|SITE)\b")
+# Where a clean twin mined from real code fixed SEED <n> (docs/corpus.md#fixed-places): the
+# twin is claimed clean at these places only.
+_FIXED = re.compile(r"^FIXED\s+(?P<n>\d+)(?:\s+\{lines:\s*(?P<lines>\d+)\s*\})?\s+(?P<reason>\S.*)$")
+_KEYWORD = re.compile(r"^(SEED|BORDERLINE|SITE|FIXED)\b")
 # Text shaped like a marker anywhere on a line: if it is not a marker comment this file's
 # language has (an HTML comment inside a TypeScript template string, say), blind mode
 # would push it to the reviewer verbatim and leak the answer key.
-MARKER_SHAPED = re.compile(r"\b(?:SEED|BORDERLINE|SITE)\s+\d+")
+MARKER_SHAPED = re.compile(r"\b(?:SEED|BORDERLINE|SITE|FIXED)\s+\d+")
 
 
 def openers_for(path: str) -> tuple[str, ...]:
@@ -80,10 +83,11 @@ def openers_for(path: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Marker:
-    """One SEED, BORDERLINE or SITE line; lines are 1-based in the file it was read from.
-    A site is not a marker of its own: it is another place of SEED ``n``'s defect."""
+    """One SEED, BORDERLINE, SITE or FIXED line; lines are 1-based in the file it was read
+    from. A site is not a marker of its own: it is another place of SEED ``n``'s defect; a
+    FIXED line marks where a clean twin fixed SEED ``n``."""
 
-    kind: str  # "seed" | "borderline" | "site"
+    kind: str  # "seed" | "borderline" | "site" | "fixed"
     n: int
     path: str
     marker_line: int
@@ -224,16 +228,17 @@ def parse_file(path: str, text: str) -> ParsedFile:
         seed = _SEED.match(text_)
         borderline = _BORDERLINE.match(text_)
         site = _SITE.match(text_)
-        match = seed or borderline or site
+        fixed = _FIXED.match(text_)
+        match = seed or borderline or site or fixed
         if match is None:
             parsed.problems.append(Problem(
                 path, number,
                 "bad marker grammar: expected 'SEED <n> [<SEVERITY>] (<rule-id>) "
                 "[{symbol: <Name>}] [{lines: <k>}] <description>', 'BORDERLINE <n> <reason>' or "
-                "'SITE <n> <why>'",
+                "'SITE <n> <why>' or 'FIXED <n> [{lines: <k>}] <why>'",
             ))
             continue
-        pending.append((number, match, "seed" if seed else "borderline" if borderline else "site"))
+        pending.append((number, match, "seed" if seed else "borderline" if borderline else "site" if site else "fixed"))
     for number, match, kind in pending:
         marker = _marker_fields(path, number, match, kind, parsed.problems)
         if marker is None:
@@ -281,6 +286,16 @@ def _marker_fields(
         return None
     if kind in ("borderline", "site"):
         return Marker(kind, n, path, number, 0, description=match["reason"])
+    extent = int(match["lines"]) if match["lines"] is not None else 1
+    if extent < 1:
+        problems.append(Problem(path, number, "{lines: k} needs k >= 1"))
+        return None
+    if extent > MAX_EXTENT:
+        problems.append(Problem(path, number, f"{{lines: {extent}}} is more than {MAX_EXTENT} lines: "
+                                              "mark the lines the defect occupies, not a whole file"))
+        return None
+    if kind == "fixed":
+        return Marker(kind, n, path, number, 0, description=match["reason"], lines=extent)
     word = match["sev"]
     try:
         severity = Severity.parse(word)
@@ -293,14 +308,6 @@ def _marker_fields(
     rule = match["rule"]
     if not RULE_ID.match(rule):
         problems.append(Problem(path, number, f"malformed rule id {rule!r}"))
-        return None
-    extent = int(match["lines"]) if match["lines"] is not None else 1
-    if extent < 1:
-        problems.append(Problem(path, number, "{lines: k} needs k >= 1"))
-        return None
-    if extent > MAX_EXTENT:
-        problems.append(Problem(path, number, f"{{lines: {extent}}} is more than {MAX_EXTENT} lines: "
-                                              "mark the lines the defect occupies, not a whole file"))
         return None
     return Marker("seed", n, path, number, 0, severity, rule, match["symbol"],
                   match["desc"].strip(), extent)

@@ -27,6 +27,7 @@ from redline_canary.corpus.severity import SCALE, Severity
 from redline_canary.corpus.topics import describes, lint_terms
 
 KINDS = ("seeded", "clean")
+PACKAGED = "packaged"  # the layer name of the corpus shipped with the package (docs/corpus.md#layers)
 TWIN_WINDOW = 4
 MAX_SITES = 3
 RULE_KEYS = ("title", "severity", "cwe", "terms", "shared_terms")  # places beyond the extent one defect may have
@@ -63,16 +64,31 @@ class CorpusData:
     has_adjudications: bool = False
     imported: Any = None  # redline-import.yml (the side table of a Redline import), parsed
     has_import_table: bool = False
+    # stacks/<stack>.yml, parsed: each stack's manifest (its variants table, docs/corpus.md#variants)
+    manifests: dict[str, Any] = field(default_factory=dict)
+    # Layers (docs/corpus.md#layers): the layer of a one-folder corpus ("packaged" for the
+    # shipped corpus, else the folder's name), the layer of each stack of a merged one, the
+    # folder each stack's files are shown under, and the layers themselves (each lints its
+    # own rubric and adjudication log).
+    layer: str = PACKAGED
+    layers: dict[str, str] = field(default_factory=dict)
+    roots: dict[str, str] = field(default_factory=dict)
+    parts: list[CorpusData] = field(default_factory=list)
 
     @property
     def stacks(self) -> list[str]:
         return sorted(self.files)
 
+    def layer_of(self, stack: str) -> str:
+        """The layer ``stack`` came from: "packaged", or the private folder's name."""
+        return self.layers.get(stack, self.layer)
+
     def display_rules(self) -> str:
         return f"{self.label}/rules.yml" if self.label else "rules.yml"
 
     def display(self, kind: str, stack: str, rel: str) -> str:
-        return f"{self.label}/{kind}/{stack}/{rel}" if self.label else f"{kind}/{stack}/{rel}"
+        label = self.roots.get(stack, self.label)
+        return f"{label}/{kind}/{stack}/{rel}" if label else f"{kind}/{stack}/{rel}"
 
 
 def parse_rules(doc: Any, source: str) -> tuple[dict[str, Rule], list[Problem]]:
@@ -128,6 +144,7 @@ class StackView:
     parsed: dict[str, ParsedFile]
     trailing_newline: dict[str, bool]
     problems: list[Problem]
+    layer: str = PACKAGED  # the corpus layer the stack came from (CorpusData.layer_of, docs/corpus.md#layers)
 
     @property
     def markers(self) -> list[Marker]:
@@ -154,7 +171,7 @@ def view(corpus: CorpusData, stack: str, kind: str) -> StackView:
         parsed[rel] = pf
         newline[rel] = data.endswith(b"\n")
         problems.extend(Problem(shown, p.line, p.message) for p in pf.problems)
-    return StackView(stack, kind, parsed, newline, problems)
+    return StackView(stack, kind, parsed, newline, problems, corpus.layer_of(stack))
 
 
 def publish(
@@ -242,10 +259,17 @@ def lint(corpus: CorpusData) -> list[Problem]:
     """Every lint problem (docs/corpus.md#lint), all at once, in a stable order."""
     problems = list(corpus.problems)
     problems += lint_terms(corpus.rules, corpus.display_rules())
+    from redline_canary.corpus.variants import lint_variants  # variants lint a renamed stack with lint_stack
+
     for stack in corpus.stacks:
         problems += lint_stack(corpus, stack)
-    problems += lint_audit_files(corpus)
-    problems += _import_table_shape(corpus)
+        problems += lint_variants(corpus, stack)
+    for part in corpus.parts or [corpus]:
+        problems += [Problem(f"{part.label}/stacks/{stack}.yml" if part.label else f"stacks/{stack}.yml", 1,
+                             f"manifest of a stack that does not exist ({stack!r})")
+                     for stack in sorted(set(part.manifests) - set(part.files))]
+        problems += lint_audit_files(part)
+        problems += _import_table_shape(part)
     return problems
 
 
@@ -420,6 +444,11 @@ def _catalog_problems(corpus: CorpusData, seeded: StackView) -> list[Problem]:
     for rel in sorted(seeded.parsed):
         shown = corpus.display("seeded", seeded.stack, rel)
         for m in seeded.parsed[rel].markers:
+            if m.kind == "fixed":
+                problems.append(Problem(shown, m.marker_line,
+                                        f"FIXED {m.n} in a seeded file: a FIXED line marks where the clean twin "
+                                        "fixed a seed; write it in the clean file"))
+                continue
             if m.kind == "site":
                 sites_of[m.n] = sites_of.get(m.n, 0) + 1
                 if m.n not in seeds:
@@ -469,6 +498,9 @@ def _twin_problems(corpus: CorpusData, seeded: StackView, clean: StackView) -> l
             if m.kind in ("seed", "site"):
                 problems.append(Problem(corpus.display("clean", stack, rel), m.marker_line,
                                         f"clean file contains {m.kind.upper()} {m.n}"))
+            elif m.kind == "fixed" and m.n not in {s.n for s in seeded.seeds}:
+                problems.append(Problem(corpus.display("clean", stack, rel), m.marker_line,
+                                        f"FIXED {m.n}: no SEED {m.n} in this stack"))
     skeletons = skeleton_twins(corpus)
     for rel in sorted(seeded_files & clean_files):
         if rel not in seeded.parsed or rel not in clean.parsed:

@@ -226,12 +226,18 @@ class InstallationTokens:
         self.app.close()
 
     def for_repo(self, repo: str) -> TokenSource:
-        """What a :class:`GitHubClient` for ``repo`` asks before every request."""
-        return lambda: self.token(repo)
+        """What a :class:`GitHubClient` for ``repo`` asks before every request; its
+        ``refresh`` is what the client calls once when GitHub answers 401 to a token."""
+        return _RepoToken(self, repo)
 
     def owner_key(self, repo: str) -> str:
         """Owners are case-insensitive on GitHub; one installation (and one budget) per owner."""
         return repo.partition("/")[0].lower()
+
+    def know_installation(self, repo: str, installation: int) -> None:
+        """The installation covering ``repo``, already read (``doctor``): not asked again."""
+        with self._lock:
+            self._installations.setdefault(self.owner_key(repo), installation)
 
     def token(self, repo: str) -> str:
         owner = self.owner_key(repo)
@@ -240,6 +246,21 @@ class InstallationTokens:
         with lock:
             issued = self._tokens.get(owner)
             if issued is None or self._wall() >= issued.refresh_at:
+                issued = self._fetch(owner, repo)
+                self._tokens[owner] = issued
+            return issued.token
+
+    def refresh(self, repo: str, stale: str) -> str:
+        """A new token after GitHub refused ``stale`` (401): revoked, or expired before the
+        time it announced (a clock that drifted, a token revoked by an admin). Under the
+        owner's lock: when a concurrent target has already replaced ``stale``, its token is
+        used, so one refusal costs one fetch whatever the number of targets."""
+        owner = self.owner_key(repo)
+        with self._lock:
+            lock = self._owner_locks.setdefault(owner, threading.Lock())
+        with lock:
+            issued = self._tokens.get(owner)
+            if issued is None or issued.token == stale:
                 issued = self._fetch(owner, repo)
                 self._tokens[owner] = issued
             return issued.token
@@ -272,6 +293,20 @@ class InstallationTokens:
             register_secret(signed)
             self._jwt = (signed, float(int(now) + JWT_LIFETIME))
             return signed
+
+
+class _RepoToken:
+    """The token source of one repository's client: called before every request; refreshed
+    once on a 401 (:meth:`~redline_canary.github.transport.ApiSession._send`)."""
+
+    def __init__(self, tokens: InstallationTokens, repo: str) -> None:
+        self._tokens, self._repo = tokens, repo
+
+    def __call__(self) -> str:
+        return self._tokens.token(self._repo)
+
+    def refresh(self, stale: str) -> str:
+        return self._tokens.refresh(self._repo, stale)
 
 
 def _parse_expiry(value: str) -> float | None:

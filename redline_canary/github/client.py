@@ -67,6 +67,23 @@ class GitHubClient(ApiSession):
                                      self._repo_url(repo, path.format(n=number)), params={"per_page": PER_PAGE})
                 for channel, path in CHANNEL_PATHS.items()}
 
+    # --- doctor, as a GitHub App: the JWT's reads, then the installation token's ------
+    def app_answer(self) -> Answer:
+        """The App the JWT proves; a 401 means the id, the key or the clock is wrong."""
+        return self._probe("/app", "/app")
+
+    def installation_answer(self, repo: str) -> Answer:
+        """The installation covering ``repo``: its permissions and repository selection."""
+        return self._probe("/repos/{owner}/{repo}/installation", self._repo_url(repo, "installation"))
+
+    def app_installations_answer(self) -> Answer:
+        """Page 1 of the App's installations: whether an owner has one that leaves a repository out."""
+        return self._probe("/app/installations", "/app/installations", params={"per_page": PER_PAGE})
+
+    def installation_repositories_answer(self) -> Answer:
+        """Page 1 of the repositories an installation token reaches (selected or all)."""
+        return self._probe("/installation/repositories", "/installation/repositories", params={"per_page": PER_PAGE})
+
     # --- reads --------------------------------------------------------------------
     def repository(self, repo: str) -> dict[str, Any]:
         with self._infra(f"{repo}", not_found_is_config=True):
@@ -205,15 +222,21 @@ class GitHubClient(ApiSession):
             self._create_or_move_ref(repo, branch, commit)
             return commit
 
-    def _ref_sha(self, repo: str, branch: str) -> str | None:
+    def _ref_sha(self, repo: str, branch: str, policy: RetryPolicy | None = None) -> str | None:
         try:
             data = self._get("/repos/{owner}/{repo}/git/ref/{ref}",
-                             self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}"))
+                             self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}"), policy=policy)
         except ApiFailure as exc:
             if exc.status == 404:
                 return None
             raise
         return _dig(data, "object", "sha")
+
+    def branch_exists(self, repo: str, branch: str, *, policy: RetryPolicy | None = None) -> bool:
+        """Whether ``branch`` exists (a read, Contents: Read): teardown asks before it reports a
+        branch it could not delete, since a push refused before its ref was made left none."""
+        with self._infra(f"{repo}: read {branch}"):
+            return self._ref_sha(repo, branch, policy) is not None
 
     def _create_or_move_ref(self, repo: str, branch: str, sha: str) -> None:
         def moved(current: str | None) -> bool | None:

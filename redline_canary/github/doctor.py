@@ -1,6 +1,7 @@
 """``doctor``'s reads: the few GETs that show whether a first run can succeed.
 
-Only GETs, through the one GitHub seam (``GitHubClient``'s ``*_answer`` reads, which
+Only GETs (as a GitHub App, also the one ``POST`` that buys an installation token, without
+which nothing of the repository can be read), through the one GitHub seam (``GitHubClient``'s ``*_answer`` reads, which
 return GitHub's answer instead of raising), so a user can point it at a real repository
 before anything is opened there. The judgement is ``doctor_checks`` (pure); this module
 only asks; the caller passes the wall clock's reading for the token's expiry.
@@ -11,8 +12,17 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timezone
 
+from redline_canary.errors import CanaryError, mask
+from redline_canary.github.app_auth import InstallationTokens
 from redline_canary.github.client import GitHubClient
-from redline_canary.github.doctor_checks import DoctorFacts, Evidence, copilot_rule, find_evidence, token_hint
+from redline_canary.github.doctor_checks import (
+    AppFacts,
+    DoctorFacts,
+    Evidence,
+    copilot_rule,
+    find_evidence,
+    token_hint,
+)
 from redline_canary.review.profiles import Profile
 from redline_canary.score.defaults import DOCTOR_RECENT_PULLS
 
@@ -84,3 +94,28 @@ def gather(client: GitHubClient, repo: str, profile: Profile, *, token: str, lab
 
 def _with(facts: DoctorFacts, changes: dict[str, object]) -> DoctorFacts:
     return replace(facts, **changes)  # type: ignore[arg-type]
+
+
+def gather_app(tokens: InstallationTokens, repo: str) -> tuple[AppFacts, str | None]:
+    """As the App: ``GET /app`` (the JWT works), the installation covering ``repo`` (or,
+    when none does, the App's installations, to tell "not installed on the owner" from
+    "installed, the repository not selected"), then an installation token (the one POST).
+    Returns the facts and the token, None when there is none to read on with."""
+    owner = repo.partition("/")[0]
+    app = tokens.app.app_answer()
+    if not app.ok:
+        return AppFacts(owner, app), None
+    installation = tokens.app.installation_answer(repo)
+    if installation.status == 404:
+        return AppFacts(owner, app, installation, tokens.app.app_installations_answer()), None
+    if not installation.ok:
+        return AppFacts(owner, app, installation), None
+    found = installation.body.get("id") if isinstance(installation.body, dict) else None
+    if not isinstance(found, int) or isinstance(found, bool) or found <= 0:
+        return AppFacts(owner, app, installation, token_error="GitHub's installation has no id"), None
+    tokens.know_installation(repo, found)
+    try:
+        token = tokens.token(repo)
+    except CanaryError as exc:
+        return AppFacts(owner, app, installation, token_error=mask(str(exc))), None
+    return AppFacts(owner, app, installation), token

@@ -59,6 +59,35 @@ class Evidence:
     login: str
 
 
+# What a run does with each permission of a GitHub App installation (the level it needs).
+APP_NEEDS: tuple[tuple[str, str, str], ...] = (
+    ("contents", "write", "push the seeded branches and delete them"),
+    ("pull_requests", "write", "open, review-request and close the PRs"),
+    ("issues", "write", "create and add the label"),
+    ("metadata", "read", "read the repository"),
+)
+CHECKS_NEED = ("checks", "read", "read the reviewer's check run")
+_LEVELS = {"read": 1, "write": 2, "admin": 3}
+
+
+@dataclass(frozen=True)
+class AppFacts:
+    """What ``doctor`` read as a GitHub App: with its JWT, then (when there is an
+    installation) with the installation token it bought, the one write doctor makes."""
+
+    owner: str
+    app: Answer  # GET /app
+    installation: Answer | None = None  # GET /repos/{o}/{r}/installation
+    installations: Answer | None = None  # GET /app/installations, when the repository has none
+    repositories: Answer | None = None  # GET /installation/repositories, with the installation token
+    token_error: str = ""  # why no installation token could be bought ("" when one was)
+
+    @property
+    def token(self) -> bool:
+        """Whether doctor holds an installation token (and so read on as the installation)."""
+        return self.installation is not None and self.installation.ok and not self.token_error
+
+
 @dataclass(frozen=True)
 class DoctorFacts:
     """Everything ``doctor`` read, plus what it knows without reading."""
@@ -84,6 +113,7 @@ class DoctorFacts:
     expires_in_days: float | None = None  # computed by the edge from the header and the clock
     stack: str | None = None
     stack_seeds: int | None = None  # seeds of --stack in the corpus
+    app: AppFacts | None = None  # authenticating as a GitHub App
 
 
 @dataclass(frozen=True)
@@ -135,7 +165,17 @@ def _kind_words(kind: str) -> str:
 
 
 def checklist(facts: DoctorFacts) -> list[Check]:
-    """One check per line, in the order a user would fix them."""
+    """One check per line, in the order a user would fix them; a GitHub App's own checks
+    first (without an installation token nothing else can be read)."""
+    if facts.app is not None:
+        first = app_checks(facts.app, facts.repo, facts.needs_check_runs)
+        if not facts.app.token:
+            return first + [Check(n, "skip", "not checked: no installation token") for n in ("token", *_LATER)]
+        return first + _checklist(facts)
+    return _checklist(facts)
+
+
+def _checklist(facts: DoctorFacts) -> list[Check]:
     checks = [_token(facts)]
     if checks[0].status == "fail":
         return checks + [Check(n, "skip", "not checked: the token is not valid") for n in _LATER]
@@ -167,6 +207,8 @@ def _token(facts: DoctorFacts) -> Check:
         kind = inert_line(str(user.body.get("type") or "User"))
         return Check("token", "ok", f"valid: it belongs to {login} ({kind})")
     if user.status == 403 and "integration" in user.message.lower():
+        if facts.app is not None:
+            return Check("token", "ok", "valid: the installation token bought above")
         return Check("token", "ok", "valid: an integration token (GitHub App installation or Actions "
                      "GITHUB_TOKEN); whose it is cannot be read")
     if user.status == 401:
@@ -217,6 +259,9 @@ def _permissions(facts: DoctorFacts) -> Check:
             return Check("permissions", "fail", f"classic token, scopes: {inert_line(shown)}; it cannot write here",
                          f"add the {need} scope, or use a fine-grained token with {NEEDED_PERMISSIONS}")
         return Check("permissions", "ok", f"classic token, scopes: {inert_line(shown)}; push access")
+    if facts.app is not None:
+        return Check("permissions", "ok", f"{facts.repo}: the installation token's permissions are the "
+                     "installation's (app permissions, above)")
     denied = _denied_reads(facts)
     if denied:
         return Check("permissions", "fail", f"{_kind_words(kind)} token cannot read: {', '.join(denied)}",
@@ -226,6 +271,106 @@ def _permissions(facts: DoctorFacts) -> Check:
     return Check("permissions", "info",
                  f"{_kind_words(kind)} token, push access{seen}; write access cannot be read without "
                  f"writing: the token needs {NEEDED_PERMISSIONS}")
+
+
+def app_checks(app: AppFacts, repo: str, needs_check_runs: bool) -> list[Check]:
+    """The App (its JWT works), its installation for ``repo``'s owner, the permissions the
+    installation grants against what a run needs, and its repository selection; a fix per failure."""
+    answer = app.app
+    body = answer.body if answer.ok and isinstance(answer.body, dict) else None
+    if body is None:
+        fix = ("check the App id (--app-id or REDLINE_CANARY_APP_ID: the App's settings page, 'App ID'), that the key "
+               "is one of the App's current private keys, and this machine's clock (a JWT lives 10 minutes)")
+        status: Status = "fail" if answer.status in (401, 403, 404) else "warn"
+        return [Check("app", status, f"the App's JWT was not accepted ({answer.said()})", fix),
+                *(Check(n, "skip", "not checked: the App cannot authenticate") for n in _APP_LATER)]
+    slug = inert_line(str(body.get("slug") or "?"))
+    checks = [Check("app", "ok", f"{inert_line(str(body.get('name') or slug))} (id {inert_line(str(body.get('id')))}, "
+                    f"slug {slug}): the JWT works")]
+    owner = inert_line(app.owner)
+    inst = app.installation.body if app.installation is not None and app.installation.ok else None
+    if not isinstance(inst, dict):
+        return checks + _not_installed(app, repo, slug)
+    checks.append(Check("installation", "ok", f"installed on {owner} (installation "
+                        f"{inert_line(str(inst.get('id')))})"))
+    checks.append(_app_permissions(inst, needs_check_runs))
+    checks.append(_repository_access(app, inst, repo))
+    if app.token_error:
+        checks.append(Check("installation token", "fail", f"could not be bought: {inert_line(app.token_error)}",
+                            "check the installation is not suspended, then try again"))
+    else:
+        checks.append(Check("installation token", "ok", "bought (POST /app/installations/{id}/access_tokens, "
+                            "the one write doctor makes); the checks below read with it"))
+    return checks
+
+
+_APP_LATER = ("installation", "app permissions", "repository access", "installation token")
+
+
+def _not_installed(app: AppFacts, repo: str, slug: str) -> list[Check]:
+    """No installation covers ``repo``: none on its owner, or one whose selection leaves it out."""
+    owner = inert_line(app.owner)
+    listed = app.installations.body if app.installations is not None and app.installations.ok else None
+    found = next((i for i in (listed if isinstance(listed, list) else [])[:500]
+                  if isinstance(i, dict) and isinstance(i.get("account"), dict)
+                  and str(i["account"].get("login", "")).lower() == app.owner.lower()), None)
+    said = app.installation.said() if app.installation is not None else "not read"
+    if app.installation is not None and app.installation.status != 404:
+        return [Check("installation", "fail", f"the installation for {repo} could not be read ({said})",
+                      "try again; check --api-url and the App's key"),
+                *(Check(n, "skip", "not checked: no installation") for n in _APP_LATER[1:])]
+    if found is None:
+        return [Check("installation", "fail", f"the App is not installed on {owner} ({said})",
+                      f"install it on {owner} with access to {repo}: https://github.com/apps/{slug}/installations/new"),
+                *(Check(n, "skip", "not checked: no installation") for n in _APP_LATER[1:])]
+    where = inert_line(str(found.get("html_url") or "the installation's settings"))
+    return [Check("installation", "ok", f"installed on {owner} (installation {inert_line(str(found.get('id')))})"),
+            _app_permissions(found, False),
+            Check("repository access", "fail", f"selected repositories: {repo} is not among them",
+                  f"add {repo} under Repository access on the installation ({where}), or choose All repositories"),
+            Check("installation token", "skip", "not bought: the installation does not reach the repository")]
+
+
+def _app_permissions(inst: dict[str, Any], needs_check_runs: bool) -> Check:
+    raw = inst.get("permissions")
+    granted: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    needs = APP_NEEDS + ((CHECKS_NEED,) if needs_check_runs else ())
+    missing, shown = [], []
+    for name, level, why in needs:
+        has = granted.get(name) if isinstance(granted.get(name), str) else None
+        shown.append(f"{name}: {inert_line(has or 'none')}")
+        if _LEVELS.get(has or "", 0) < _LEVELS[level]:
+            missing.append(f"{name}: {level} to {why} (granted: {inert_line(has or 'none')})")
+    if missing:
+        where = inert_line(str(inst.get("html_url") or "the installation's settings"))
+        return Check("app permissions", "fail", "the installation lacks " + "; ".join(missing),
+                     "in the App's settings (Permissions & events, Repository permissions) grant it, then accept "
+                     f"the new permissions on the installation ({where})")
+    return Check("app permissions", "ok", ", ".join(shown) + ": what a run needs")
+
+
+def _repository_access(app: AppFacts, inst: dict[str, Any], repo: str) -> Check:
+    selection = inst.get("repository_selection")
+    if selection == "all":
+        return Check("repository access", "ok", f"all repositories of {inert_line(app.owner)}, {repo} included")
+    answer = app.repositories
+    body = answer.body if answer is not None and answer.ok and isinstance(answer.body, dict) else None
+    listed = body.get("repositories") if body is not None else None
+    if not isinstance(listed, list):
+        said = answer.said() if answer is not None else "not read"
+        return Check("repository access", "info", f"selected repositories; the list could not be read ({said}), but "
+                     f"GitHub found the installation through {repo}")
+    names = {str(r.get("full_name", "")).lower() for r in listed[:500] if isinstance(r, dict)}
+    total = body.get("total_count") if body is not None else None
+    count = total if isinstance(total, int) and not isinstance(total, bool) else len(listed)
+    if repo.lower() in names:
+        return Check("repository access", "ok", f"selected repositories ({count}), {repo} among them")
+    if count > len(listed):
+        return Check("repository access", "info", f"selected repositories ({count}): {repo} is not among the first "
+                     f"{len(listed)} listed, but GitHub found the installation through it")
+    where = inert_line(str(inst.get("html_url") or "the installation's settings"))
+    return Check("repository access", "fail", f"selected repositories ({count}): {repo} is not among them",
+                 f"add {repo} under Repository access on the installation ({where})")
 
 
 def _topic(facts: DoctorFacts) -> Check:

@@ -124,6 +124,18 @@ class ApiSession:
         ``recorder`` writes every answer, scrubbed of the token (``run --record``).
         ``token`` may be a :data:`TokenSource`, asked before every request (it must check and
         register what it returns, as a fixed token is checked and registered here)."""
+        # An installation token GitHub refuses (401) before its announced expiry was revoked
+        # or outlived a drifting clock: a source that can refresh gets one chance per request.
+        refresh: Callable[[str], str] | None = getattr(token, "refresh", None)
+        if refresh is not None and recorder is not None:
+            inner = refresh
+
+            def refresh(stale: str) -> str:
+                value = inner(stale)
+                recorder.add_secret(value)
+                return value
+
+        self._refresh = refresh
         if isinstance(token, str):
             check_token(token)
             register_secret(token)
@@ -175,15 +187,14 @@ class ApiSession:
         slot = self.pacer.acquire() if pace and method != "GET" else None
         try:
             # after the pacer's wait, which may outlast a token: a source refreshes it per request
-            auth = {"Authorization": f"Bearer {self._token()}"}
-            self._count(what)
-            resp = self._http.request(method, url, json=body, params=params, headers={**auth, **(headers or {})})
-            for _hop in range(MAX_REDIRECTS):
-                nxt = resp.next_request
-                if not resp.is_redirect or nxt is None:
-                    break
-                nxt.headers.pop("Authorization", None)  # a redirect never carries the token
-                resp = self._http.send(nxt)
+            token = self._token()
+            resp = self._request(what, method, url, token, body, params, headers)
+            if resp.status_code == 401 and self._refresh is not None:
+                # One refresh and one retry: a second 401 is an authentication error (below),
+                # never a loop.
+                fresh = self._refresh(token)
+                if fresh != token:
+                    resp = self._request(what, method, url, fresh, body, params, headers)
         except httpx.HTTPError as exc:
             raise ApiFailure(0, exc.__class__.__name__, what=what) from None
         finally:
@@ -195,6 +206,20 @@ class ApiSession:
             if exc.rate_limited and exc.headers.get("x-ratelimit-remaining") != "0":
                 self.pacer.slow_down()  # a secondary limit: the token's budget is shared with more than us
             raise
+        return resp
+
+    def _request(self, what: str, method: str, url: str, token: str, body: Any,
+                 params: dict[str, Any] | None, headers: dict[str, str] | None) -> httpx.Response:
+        """One request with ``token`` in its header, redirects followed without it."""
+        self._count(what)
+        resp = self._http.request(method, url, json=body, params=params,
+                                  headers={"Authorization": f"Bearer {token}", **(headers or {})})
+        for _hop in range(MAX_REDIRECTS):
+            nxt = resp.next_request
+            if not resp.is_redirect or nxt is None:
+                break
+            nxt.headers.pop("Authorization", None)  # a redirect never carries the token
+            resp = self._http.send(nxt)
         return resp
 
     def _json(self, method: str, route: str, url: str, *, body: Any = None,

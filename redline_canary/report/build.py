@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from redline_canary.corpus.severity import SEVERITY_NAMES
+from redline_canary.report.gap import Observation
 from redline_canary.report.model import (
     NONE,
     SEED_STATES,
@@ -94,6 +95,7 @@ def _measurement(r: Record) -> tuple[Measurement, list[SeedRef]]:
         acknowledged=r.gate.acknowledged,
         seed_states=states if scored else {},
         seed_levels=levels if scored and kind == "seeded" else {},
+        layer=r.layer, variant=r.variant,
     )
     return m, seeds
 
@@ -148,8 +150,21 @@ def build_report(records: Iterable[Record], since: str | None = None,
     return Report(
         targets=targets, comparisons=comparisons(targets, refs), records_used=used,
         skipped=skipped, since=since, first=min(stamps, default=None), last=max(stamps, default=None),
-        calibration=calibration(targets),
+        calibration=calibration(targets), observations=observations(targets),
     )
+
+
+def observations(targets: Sequence[TargetReport]) -> list[Observation]:
+    """Every final scored seeded run, as the gap pools it (report.gap)."""
+    out = []
+    for t in targets:
+        for run in t.seeded_runs:
+            m = run.seeded
+            if m is None or not m.scored or m.recall is None or m.found is None:
+                continue
+            out.append(Observation(t.reviewer, t.stack, m.layer, m.variant, m.recall.n, m.recall.successes,
+                                   m.found.n, m.found.successes))
+    return out
 
 
 def _target(key: tuple[str, str, str], runs: Mapping[str, Mapping[str, tuple[Measurement, str]]],

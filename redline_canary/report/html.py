@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from redline_canary.errors import BadInput
+from redline_canary.report.gap import HEAD as GAP_HEAD
+from redline_canary.report.gap import VARIANT_HEAD, gap_rows, gap_sentences, gaps, variant_rows
 from redline_canary.report.legacy import EXPLAINER as LEGACY_EXPLAINER
 from redline_canary.report.legacy import HEADING as LEGACY_HEADING
 from redline_canary.report.legacy import TABLE_HEAD as LEGACY_HEAD
@@ -543,6 +545,7 @@ def _page(report: Report, anchors: Sequence[str], targets: Sequence[str], compar
         for name, table in sorted(report.calibration.items()):
             head, rows = calibration_view(table)
             parts.append(_table(head, [("", [_e(c) for c in cells]) for cells in rows], caption=name))
+    parts += _gap(report)
     if compare:
         parts += ["<h2>Cross-reviewer</h2>",
                   "<p class=note>Reviewers measured on the same stack and corpus fingerprint; per-seed catch "
@@ -550,6 +553,23 @@ def _page(report: Report, anchors: Sequence[str], targets: Sequence[str], compar
     parts += _legacy(report)
     parts.append("</main></body></html>")
     return "\n".join(parts)
+
+
+def _gap(report: Report) -> list[str]:
+    """Public vs private, canonical vs variant, and recall per variant (report.gap)."""
+    found = gaps(report.observations)
+    parts: list[str] = []
+    if found:
+        parts += ["<h2>Public vs private, canonical vs variant</h2>",
+                  "<p class=note>Per reviewer, final seeded runs pooled; n and the Wilson 95% interval beside each "
+                  "number. A gap is stated only when the two intervals do not overlap.</p>",
+                  _table(GAP_HEAD, [("", [_e(c) for c in cells]) for cells in gap_rows(found)]),
+                  "<ul>" + "".join(f"<li>{_e(s)}</li>" for s in gap_sentences(found)) + "</ul>"]
+    per_variant = variant_rows(report.observations)
+    if per_variant:
+        parts += ["<h3>Recall per variant</h3>",
+                  _table(VARIANT_HEAD, [("", [_e(c) for c in cells]) for cells in per_variant])]
+    return parts
 
 
 def _legacy(report: Report) -> list[str]:

@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from redline_canary.corpus.variants import CANONICAL
 from redline_canary.errors import EXIT_MEANINGS, outcome_word
 from redline_canary.report.action_outputs import totals
 from redline_canary.report.annotations import corpus_file
+from redline_canary.report.gap import Observation
+from redline_canary.report.markdown import gap_lines
 from redline_canary.report.markdown_fit import SUMMARY_LIMIT, cut_at_line, size
 from redline_canary.report.text import blockers_found, fmt_rate, md_code, md_seed_line, md_text
-from redline_canary.score.record import Record
+from redline_canary.score.record import PACKAGED, Record
 from redline_canary.score.verdict import final_attempts
 
 
@@ -54,8 +57,10 @@ def _cells(r: Record) -> list[str]:
 def _details(r: Record, corpus_prefix: str) -> str:
     pr = f" PR #{md(r.pr)}" if r.pr else ""
     lines = [f"### {md(r.repo)} {md(r.stack)} — {md(r.kind)}{pr}", ""]
+    published = "".join(f", {what} {md_code(value)}" for what, value, usual in (
+        ("layer", r.layer, PACKAGED), ("variant", r.variant, CANONICAL)) if value != usual)
     lines.append(f"Reviewer {md_code(r.reviewer)}, mode {md(r.mode)}, corpus "
-                 f"{md_code(r.corpus_fingerprint)}, outcome **{md(r.outcome)}**"
+                 f"{md_code(r.corpus_fingerprint)}{published}, outcome **{md(r.outcome)}**"
                  + (f" — {md(r.notice)}" if r.notice else ""))
     gate = r.gate
     reasons = "; ".join(gate.reasons)
@@ -73,6 +78,13 @@ def _details(r: Record, corpus_prefix: str) -> str:
             where = corpus_file(corpus_prefix, "seeded", r.stack, s.path)
             lines.append(f"- SEED {md(s.n)} · {md_seed_line(replace(s, path=where))}")
     return "\n".join(lines) + "\n"
+
+
+def observations(records: Sequence[Record]) -> list[Observation]:
+    """The run's final scored seeded records, as the gap pools them (report.gap)."""
+    return [Observation(r.reviewer, r.stack, r.layer, r.variant, r.markers, r.caught, r.blocker.markers,
+                        blockers_found(r))
+            for r in records if r.kind == "seeded" and r.outcome == "scored"]
 
 
 def job_summary(records: Sequence[Record], exit_code: int, *, corpus_prefix: str = "seeds",
@@ -109,12 +121,16 @@ def job_summary(records: Sequence[Record], exit_code: int, *, corpus_prefix: str
     table = ["| target | PR | outcome | blockers | recall | undercalls | clean false positives | gate |",
              "|---|---|---|---|---|---|---|---|"]
     table += ["| " + " | ".join(_cells(r)) + " |" for r in final]
+    gap = [line for section in gap_lines(observations(final), "###") for line in section]
     reserve = 256  # room for the "left out" note below, whatever else was cut
-    text = cut_at_line("\n".join(head + table) + "\n", limit - reserve)
+    text = cut_at_line("\n".join(head + table + gap) + "\n", limit - reserve)
     omitted = 0
     for r in final:
+        if omitted:  # once one is left out, the rest are too: count them, render none
+            omitted += 1
+            continue
         part = "\n" + _details(r, corpus_prefix)
-        if omitted or size(text) + size(part) > limit - reserve:
+        if size(text) + size(part) > limit - reserve:
             omitted += 1
             continue
         text += part

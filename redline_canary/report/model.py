@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from redline_canary.report.gap import Observation
 from redline_canary.report.text import fmt_rate, md_seed_line, seed_line
 from redline_canary.score.record import Outcome, PRKind
 
@@ -98,6 +99,8 @@ class Measurement:
     seed_levels: Mapping[int, tuple[str, str]] = field(default_factory=dict)
     acknowledged: tuple[int, ...] = ()  # BLOCKERs missed but acknowledged (they did not fail the gate)
     found: Rate | None = None  # seeded and scored only: BLOCKERs found (the gate's number)
+    layer: str = "packaged"  # the corpus layer and the variant the PR was measured on (written when used)
+    variant: str = "canonical"
 
     @property
     def scored(self) -> bool:
@@ -265,6 +268,8 @@ class Report:
     calibration: Mapping[str, Mapping[str, Mapping[str, int]]] = field(default_factory=dict)
     # Rows of an imported Redline history (legacy_model.legacy_rows): a separate series, shown apart.
     legacy: list[list[str]] = field(default_factory=list)
+    # Every final scored seeded run, for the public/private and canonical/variant gap (report.gap).
+    observations: list[Observation] = field(default_factory=list)
 
 
 def to_json(report: Report) -> dict[str, Any]:

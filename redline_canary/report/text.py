@@ -280,7 +280,10 @@ def render_record(record: Record) -> str:
             lines.append(
                 f"clean false positives: {record.clean_false_positives} "
                 f"(below floor, reported only: {below}; "
-                f"borderline {record.borderline}; of {findings} findings)")
+                f"borderline {record.borderline}; "
+                + (f"outside the fixed places, reported only: {record.clean_findings_outside_fix}; "
+                   if record.clean_findings_outside_fix is not None else "")
+                + f"of {findings} findings)")
     gate = record.gate
     lines.append("gate: " + ("PASS" if gate.passed else "FAIL")
                  + ("" if gate.passed else " — " + "; ".join(gate.reasons)))

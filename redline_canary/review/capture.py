@@ -48,7 +48,7 @@ _CHECK_APP_FIELDS: dict[str, tuple[type, ...]] = {"slug": _STR}
 _CHECK_OUTPUT_FIELDS: dict[str, tuple[type, ...]] = {"title": _STR, "summary": _STR, "text": _STR}
 _MANIFEST_FIELDS: dict[str, tuple[type, ...]] = {
     "stack": _STR, "kind": _STR, "mode": _STR, "prefix": _STR, "fingerprint": _STR,
-    "reviewer": _STR, "run_id": _STR, "attempt": _INT,
+    "reviewer": _STR, "run_id": _STR, "attempt": _INT, "variant": _STR,
 }
 _PULL_FIELDS: dict[str, tuple[type, ...]] = {"number": _INT, "head": (Mapping,), "body": _STR,
                                              "html_url": _STR}

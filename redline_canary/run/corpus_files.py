@@ -6,7 +6,10 @@ checkout uses the repository's ``seeds/``. Hidden files and READMEs are not corp
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -15,11 +18,14 @@ from redline_canary.corpus.model import (
     ADJUDICATIONS_FILE,
     IMPORT_TABLE,
     KINDS,
+    PACKAGED,
     RUBRIC_FILE,
     CorpusData,
+    Rule,
     lint_stack,
     parse_rules,
 )
+from redline_canary.corpus.variants import lint_variants
 from redline_canary.errors import BadInput
 
 _SKIP_NAMES = {"README.md", ".DS_Store"}
@@ -54,26 +60,124 @@ def default_corpus_dir() -> Path:
     return package.parent / "seeds"
 
 
-def load_corpus(root: Path | str | None = None) -> CorpusData:
-    """Read rules.yml and every stack's files; raises BadInput if the folder is unusable."""
-    base = Path(root) if root is not None else default_corpus_dir()
-    label = str(root) if root is not None else str(base)
+def load_corpus(root: Path | str | Sequence[Path | str] | None = None) -> CorpusData:
+    """The corpus of one folder or of several layers (docs/corpus.md#layers).
+
+    ``None`` or an empty list: the packaged corpus. One folder or a list: layers, in order.
+    The packaged corpus is the first layer unless the first folder is a complete corpus of
+    its own (it holds ``rules.yml``), or ``packaged`` names it explicitly somewhere else in
+    the list. Raises BadInput if a folder is unusable, or when two layers define one stack
+    (or one rule differently)."""
+    if root is None or isinstance(root, (str, Path)):
+        folders: list[Path | str] = [] if root is None else [root]
+    else:
+        folders = list(root)
+    if not folders:
+        return _load_folder(default_corpus_dir(), None)
+    if len(folders) > MAX_LAYERS:
+        raise BadInput(f"--corpus: {len(folders)} folders; at most {MAX_LAYERS} layers")
+    folders = _once(folders)
+    named = [str(f) for f in folders]
+    if PACKAGED not in named and not (Path(folders[0]) / "rules.yml").is_file():
+        folders = [PACKAGED, *folders]
+    layers = [_load_folder(default_corpus_dir(), None) if str(f) == PACKAGED else _load_folder(Path(f), str(f))
+              for f in folders]
+    return layers[0] if len(layers) == 1 else merge_layers(layers)
+
+
+MAX_LAYERS = 16
+
+
+def _once(folders: Sequence[Path | str]) -> list[Path | str]:
+    """Each folder once, however it was spelled (``seeds``, ``./seeds/``): the action's input
+    and a target's ``corpus`` key may name the same folder."""
+    seen: set[str] = set()
+    out: list[Path | str] = []
+    for folder in folders:
+        key = os.path.realpath(default_corpus_dir() if str(folder) == PACKAGED else folder)
+        if key not in seen:
+            seen.add(key)
+            out.append(folder)
+    return out
+
+
+def corpus_layer(base: Path) -> str:
+    """"packaged" for the corpus that ships with the tool, else the folder's name: the label
+    records carry, so a report can set the public corpus against private code (a name, not
+    a path: a path would put a runner's home folder into the history)."""
+    try:
+        if base.resolve() == default_corpus_dir().resolve():
+            return PACKAGED
+        return base.resolve().name or "private"
+    except OSError:
+        return base.name or "private"
+
+
+def merge_layers(layers: Sequence[CorpusData]) -> CorpusData:
+    """Later layers add stacks and rules; a stack defined twice, or one rule defined
+    differently, is an error naming both folders."""
+    base = layers[0]
+    merged = CorpusData(label=base.label, rules=dict(base.rules), files={}, problems=[],
+                        rubric=base.rubric, parts=list(layers))
+    rule_home = {r: base.label for r in base.rules}
+    for layer in layers:
+        for rule_id, rule in sorted(layer.rules.items()):
+            if rule_id in merged.rules and merged.rules[rule_id] != rule:
+                raise BadInput(f"{layer.display_rules()}: rule {rule_id} is also defined in "
+                               f"{rule_home[rule_id]}/rules.yml, differently (a rule has one definition: "
+                               "remove it from one, or give it another id)")
+            merged.rules.setdefault(rule_id, rule)
+            rule_home.setdefault(rule_id, layer.label)
+        for stack in layer.stacks:
+            if stack in merged.files:
+                raise BadInput(f"stack {stack!r} is defined in two corpus folders, {merged.roots[stack]} and "
+                               f"{layer.label} (stack names are unique across --corpus layers: rename one)")
+            merged.files[stack] = layer.files[stack]
+            if stack in layer.manifests:
+                merged.manifests[stack] = layer.manifests[stack]
+            merged.layers[stack] = layer.layer_of(stack)
+            merged.roots[stack] = layer.label
+        merged.problems += layer.problems
+        if layer.rubric is None and layer.has_adjudications:
+            layer.rubric = base.rubric  # a private log is judged by the rubric it layers on
+        if layer.has_import_table:
+            merged.has_import_table = True
+            merged.imported = _merge_import_tables(merged.imported, layer.imported)
+    return merged
+
+
+def _merge_import_tables(a: Any, b: Any) -> Any:
+    if not isinstance(a, dict):
+        return b
+    if not isinstance(b, dict):
+        return a
+    out = dict(a)
+    for key in ("markers", "skeletons", "rejected"):
+        before, after = a.get(key), b.get(key)
+        if isinstance(after, list):
+            out[key] = [*(before if isinstance(before, list) else []), *after]
+    return out
+
+
+def _load_folder(base: Path, root: str | None) -> CorpusData:
+    """One corpus folder. ``root`` is the folder as the user named it (None: the packaged
+    corpus). A folder without ``rules.yml`` is an overlay: it adds stacks only."""
+    label = root if root is not None else str(base)
+    layer = corpus_layer(base)
     if not base.is_dir():
         raise BadInput(f"{label}: corpus folder not found")
     rules_path = base / "rules.yml"
     problems: list[Problem] = []
+    rules: dict[str, Rule] = {}
     try:
-        if not rules_path.is_file():
-            raise FileNotFoundError(rules_path)
-        doc = yaml.safe_load(_read_bytes(rules_path).decode("utf-8"))
-    except FileNotFoundError:
-        raise BadInput(f"{rules_path}: rules catalog not found") from None
+        if rules_path.is_file():
+            doc = yaml.safe_load(_read_bytes(rules_path).decode("utf-8"))
+            rules, rule_problems = parse_rules(doc, str(rules_path))
+            problems += rule_problems
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
         why = getattr(exc, "problem", None) or exc.__class__.__name__
         raise BadInput(f"{rules_path}:{line}: not valid YAML ({why})") from None
-    rules, rule_problems = parse_rules(doc, str(rules_path))
-    problems += rule_problems
     files: dict[str, dict[str, dict[str, bytes]]] = {}
     for kind in KINDS:
         kind_dir = base / kind
@@ -91,7 +195,7 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
                 stack_files[kind][rel] = _read_bytes(path)
     if not files:
         raise BadInput(f"{label}: no stacks under seeded/ or clean/")
-    corpus = CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems)
+    corpus = CorpusData(label=label.rstrip("/"), rules=rules, files=files, problems=problems, layer=layer)
     rubric_path, log_path = base / RUBRIC_FILE, base / ADJUDICATIONS_FILE
     if rubric_path.is_file():
         corpus.rubric = _read_bytes(rubric_path).decode("utf-8", errors="replace")
@@ -102,6 +206,14 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
             problems.append(Problem(str(log_path), line, "not valid YAML"))
+    manifests = base / "stacks"
+    if manifests.is_dir():
+        for path in sorted(manifests.glob("*.yml")):
+            try:
+                corpus.manifests[path.stem] = yaml.safe_load(_read_bytes(path).decode("utf-8"))
+            except (yaml.YAMLError, UnicodeDecodeError) as exc:
+                line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
+                problems.append(Problem(str(path), line, "not valid YAML"))
     import_path = base / IMPORT_TABLE
     if import_path.is_file():
         try:
@@ -116,13 +228,14 @@ def load_corpus(root: Path | str | None = None) -> CorpusData:
 def require_known_stack(corpus: CorpusData, stack: str) -> None:
     if stack not in corpus.files:
         known = ", ".join(corpus.stacks)
-        raise BadInput(f"{corpus.label}: unknown stack {stack!r} (known: {known})")
+        raise BadInput(f"{corpus.label}: unknown stack {stack!r} (known: {known}; a private stack's folder is "
+                       "added with --corpus, docs/corpus.md#layers)")
 
 
 def require_stack(corpus: CorpusData, stack: str) -> None:
     """The stack exists and lints clean: a broken answer key would give wrong numbers."""
     require_known_stack(corpus, stack)
-    problems = corpus.problems + lint_stack(corpus, stack)
+    problems = corpus.problems + lint_stack(corpus, stack) + lint_variants(corpus, stack)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise BadInput(f"{problems[0]}{more}: fix the corpus first (redline-canary corpus lint)")

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from redline_canary import __version__
-from redline_canary.corpus.model import CorpusData, fingerprint, publish
+from redline_canary.corpus.model import CorpusData, fingerprint
 from redline_canary.corpus.severity import Severity
+from redline_canary.corpus.variants import NONE, choose_variant, parse_variants, publish_variant
 from redline_canary.errors import BadInput, CanaryError, mask
 from redline_canary.github.clock import Cancelled, Clock, RealClock, utc_now_iso
 from redline_canary.github.forge import CHANNEL_PATHS, BaseCommit, ChannelState, Forge
@@ -56,6 +57,7 @@ class CycleOptions:
     save_captures: Path | None = None
     # Profiles from a --profiles file, read once by the command (they shadow built-ins).
     profiles: Mapping[str, Profile] = field(default_factory=dict)
+    variant: str = NONE  # --variant: auto, none or a variant id; a target's own key wins
 
 
 @dataclass
@@ -119,7 +121,14 @@ class TargetCycle:
         self.records: list[Record] = []
         self.leftovers = Leftovers()
         self.unsaved: list[CanaryError] = []  # captures that could not be written: the run exits 2
-        self.fingerprint = fingerprint(corpus, target.stack)
+        self.fingerprint = fingerprint(corpus, target.stack)  # the canonical stack's: variants share it
+        variants, _problems = parse_variants(corpus, target.stack)  # lint ran before any target started
+        try:
+            self.variant_id = choose_variant(target.variant or options.variant, variants, options.run_id,
+                                             target.stack)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        self.variant = variants.get(self.variant_id)
         self.started = clock.now()
         # This target's gate rules: its own keys over the run's flags (the floor included).
         self.rules = target.gate or replace(options.gate, floor=options.floor.name)
@@ -172,7 +181,7 @@ class TargetCycle:
 
     def _open(self, base: BaseCommit, kind: PRKind, attempt: int) -> OpenPR:
         t = self.target
-        files, _markers = publish(self.corpus, t.stack, kind, t.mode, t.prefix)
+        files, _markers = publish_variant(self.corpus, t.stack, kind, t.mode, t.prefix, self.variant)
         branch = branch_name(self.options.branch_prefix, self.options.run_id, t.stack, kind, attempt)
         pr = OpenPR(kind, attempt, branch)
         self.clock.check()  # a signal stops publishing between steps, not only in a sleep
@@ -199,7 +208,8 @@ class TargetCycle:
                                   "it is not installed or not enabled for this repository")
         pr.opened_at = self.clock.now()
         pr.poll = PollState(started_at=pr.opened_at, unconfirmed=pr.unconfirmed)
-        self.progress(self._label(pr), f"opened PR #{pr.number}")
+        shown = f" (variant {self.variant_id})" if self.variant else ""
+        self.progress(self._label(pr), f"opened PR #{pr.number}{shown}")
         if pr.unconfirmed and trigger.kind == "request":
             wait = min(self.options.poll.unconfirmed_timeout, self.options.poll.timeout)
             self.progress(self._label(pr), f"GitHub accepted the review request for {trigger.value} but does not "
@@ -249,7 +259,7 @@ class TargetCycle:
         capture = self._capture(pr, comments=comments)
         settings = ScoreSettings(stack=t.stack, kind=pr.kind, mode=t.mode, prefix=t.prefix,
                                  window=self.options.window, floor=Severity.parse(self.rules.floor),
-                                 gate=self.rules)
+                                 gate=self.rules, variant=self.variant)
         charged = sum(v for k, v in self.client.counts.items() if not k.endswith(" 304"))
         not_modified = sum(v for k, v in self.client.counts.items() if k.endswith(" 304"))
         now = self.clock.now()
@@ -339,8 +349,24 @@ class TargetCycle:
         return True
 
     def _delete(self, pr: OpenPR, policy: RetryPolicy | None, pace: bool) -> bool:
-        self.client.delete_branch(self.target.repo, pr.branch, policy=policy, pace=pace)
-        return True  # deleted now or already gone: either way no branch is left
+        """True when no branch is left: deleted now, or already gone, or never made. A
+        delete that fails is checked with a read before the branch is reported left: a push
+        refused for a missing permission (a 403 on the tree, the commit or the ref) made no
+        branch, and the same permission refuses its delete."""
+        try:
+            self.client.delete_branch(self.target.repo, pr.branch, policy=policy, pace=pace)
+        except Cancelled:
+            raise
+        except Exception:
+            try:
+                exists = self.client.branch_exists(self.target.repo, pr.branch, policy=policy)
+            except Cancelled:
+                raise
+            except Exception:
+                exists = True  # unknown: the delete's own failure is reported
+            if exists:
+                raise
+        return True
 
     def _closed(self, pr: OpenPR, policy: RetryPolicy | None, _pace: bool) -> bool:
         assert pr.number is not None
@@ -403,7 +429,7 @@ class TargetCycle:
                for ch in channels},
             "manifest": {"stack": t.stack, "kind": pr.kind, "mode": t.mode, "prefix": t.prefix,
                          "fingerprint": self.fingerprint, "reviewer": t.reviewer,
-                         "run_id": self.options.run_id, "attempt": pr.attempt},
+                         "run_id": self.options.run_id, "attempt": pr.attempt, "variant": self.variant_id},
         }
 
     def _label(self, pr: OpenPR) -> str:

@@ -22,6 +22,8 @@ class Target:
     gate_keys: tuple[tuple[str, Any], ...] = ()  # this target's own gate options, as written
     where: str = ""  # where the target was written, for messages about its keys
     gate: GateOptions | None = None  # the run's gate options with this target's applied
+    variant: str | None = None  # auto, none or a variant id (docs/corpus.md#variants); None: the run's --variant
+    corpus: tuple[str, ...] = ()  # private corpus folders this target adds (docs/corpus.md#layers)
 
     @property
     def label(self) -> str:

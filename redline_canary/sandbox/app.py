@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from redline_canary.sandbox import api
-from redline_canary.sandbox.apps import AppRegistry, Principal
+from redline_canary.sandbox.apps import NOT_AN_INSTALLATION, AppRegistry, Principal
 from redline_canary.sandbox.limits import NO_RESPONSE, Fault, RateWindow, RequestRecord, SecondaryLimit
 from redline_canary.sandbox.model import DOCS, ApiError, User
 from redline_canary.sandbox.render import Renderer
@@ -289,7 +289,7 @@ class SandboxApp:
             return fail(err, True)
         if cred is not None and cred.cannot_write(method, full_name):
             return fail(ApiError(404, "Not Found", doc=doc, headers={"x-accepted-oauth-scopes": "repo"}), True)
-        refused = _app_scope(template, full_name, principal)
+        refused = _app_scope(template, full_name, principal, rt.perm)
         if refused is not None:
             return fail(refused, True)
         token = state.policies.token
@@ -405,22 +405,33 @@ def _expiry(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
 
 
-APP_ROUTES = frozenset({"/repos/{owner}/{repo}/installation", "/app/installations/{installation_id}/access_tokens"})
+# The routes only the App's JWT opens (doctor reads the first two; a run uses the last two).
+APP_ROUTES = frozenset({"/app", "/app/installations", "/repos/{owner}/{repo}/installation",
+                        "/app/installations/{installation_id}/access_tokens"})
+INSTALLATION_ROUTES = frozenset({"/installation/repositories"})  # an installation token only
 
 
-def _app_scope(template: str, full_name: str | None, principal: Principal | None) -> ApiError | None:
+def _app_scope(template: str, full_name: str | None, principal: Principal | None,
+               perm: str | None = None) -> ApiError | None:
     """What GitHub refuses by who asks: the App routes want the App's JWT (401 otherwise),
-    the JWT opens nothing else (403), an installation token only its own repositories (404)."""
+    the JWT opens nothing else (403), an installation token only its own repositories (404)
+    and only what its permissions grant (403 "Resource not accessible by integration",
+    naming the permission in ``x-accepted-github-permissions``)."""
     if template in APP_ROUTES:
         if principal is None or principal.installation is not None:
             return ApiError(401, "A JSON web token could not be decoded", doc=DOCS)
         return None
+    if template in INSTALLATION_ROUTES and (principal is None or principal.installation is None):
+        return ApiError(403, NOT_AN_INSTALLATION, doc=DOCS)
     if principal is None:
         return None
     if principal.installation is None or template == "/user":
         return ApiError(403, "Resource not accessible by integration", doc=DOCS)
     if full_name is not None and not principal.installation.covers(full_name):
         return ApiError(404, "Not Found", doc=DOCS)
+    if full_name is not None and principal.installation.denies(perm):
+        return ApiError(403, "Resource not accessible by integration", doc=DOCS,
+                        headers={"x-accepted-github-permissions": perm or ""})
     return None
 
 

@@ -49,7 +49,11 @@ EXP_TOO_FAR = "'Expiration time' claim ('exp') is too far in the future"
 EXP_PAST = ("'Expiration time' claim ('exp') must be a numeric value representing the future time at which "
             "the assertion expires")
 IAT_BAD = "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued"
+# *reported* wording for a request to an installation-only route without an installation token
+NOT_AN_INSTALLATION = ("You must authenticate with an installation access token in order to list repositories "
+                       "for an installation.")
 _ALPHABET = string.ascii_letters + string.digits
+_LEVELS = {"read": 1, "write": 2, "admin": 3}
 
 
 @dataclass
@@ -58,6 +62,8 @@ class RegisteredApp:
     slug: str
     public_key: rsa.RSAPublicKey
     bot: User  # "<slug>[bot]": who an installation token's writes are by
+    owner: User | None = None  # who made the App (GET /app's ``owner``)
+    created_at: float = 0.0
 
 
 @dataclass
@@ -68,6 +74,21 @@ class Installation:
     repos: frozenset[str] | None  # lower-cased full names; None = all of the account's repositories
     permissions: dict[str, str]
     created_at: float
+
+    def denies(self, perm: str | None) -> bool:
+        """Whether this installation lacks what a route needs (``perm`` in GitHub's header
+        syntax: ``;`` between alternatives, ``,`` joining needs); ``metadata: read`` is
+        always granted, as on GitHub. GitHub then answers 403 "Resource not accessible by
+        integration"."""
+        if not perm:
+            return False
+        granted = {**self.permissions, "metadata": self.permissions.get("metadata") or "read"}
+        for alternative in perm.split(";"):
+            needs = [p.strip().partition("=") for p in alternative.split(",") if p.strip()]
+            if all(_LEVELS.get(granted.get(name.strip(), ""), 0) >= _LEVELS.get(level.strip(), 1)
+                   for name, _, level in needs):
+                return False
+        return True
 
     def covers(self, full_name: str) -> bool:
         owner = full_name.partition("/")[0].lower()
@@ -109,12 +130,13 @@ class AppRegistry:
     def active(self) -> bool:
         return bool(self.apps)
 
-    def register(self, app_id: int, public_key_pem: str | bytes, bot: User, slug: str) -> RegisteredApp:
+    def register(self, app_id: int, public_key_pem: str | bytes, bot: User, slug: str,
+                 owner: User | None = None) -> RegisteredApp:
         pem = public_key_pem.encode() if isinstance(public_key_pem, str) else public_key_pem
         key = serialization.load_pem_public_key(pem)
         if not isinstance(key, rsa.RSAPublicKey):
             raise ValueError("a GitHub App's key is RSA")
-        app = RegisteredApp(app_id, slug, key, bot)
+        app = RegisteredApp(app_id, slug, key, bot, owner, self.clock())
         self.apps[app_id] = app
         return app
 
@@ -178,6 +200,15 @@ class AppRegistry:
     def installation_for(self, app: RegisteredApp, full_name: str) -> Installation | None:
         return next((i for i in self.installations.values() if i.app_id == app.id and i.covers(full_name)), None)
 
+    def revoke(self, owner: str | None) -> int:
+        """Expire every live token of ``owner``'s installations (all when None) now."""
+        now, live = self.clock(), 0
+        for issued in self._tokens.values():
+            account = self.installations[issued.installation].account.login.lower()
+            if issued.expires_at > now and (owner is None or account == owner.lower()):
+                issued.expires_at, live = now, live + 1
+        return live
+
     def issue_token(self, inst: Installation) -> tuple[str, float]:
         token = "ghs_" + "".join(secrets.choice(_ALPHABET) for _ in range(36))
         expires = self.clock() + self.token_lifetime
@@ -211,6 +242,28 @@ def render_installation(inst: Installation, app: RegisteredApp, api: str, html: 
         "single_file_paths": [],
         "suspended_by": None,
         "suspended_at": None,
+    }
+
+
+def render_app(app: RegisteredApp, html: str, owner: dict[str, Any] | None, installations: int) -> dict[str, Any]:
+    """``GET /app``: the App its JWT proves, in the key order of GitHub's documented example;
+    the keys the OpenAPI ``integration`` schema requires (tests/data/github-fixtures), plus
+    ``installations_count``, which GitHub sends only to the App asking about itself."""
+    return {
+        "id": app.id,
+        "slug": app.slug,
+        "client_id": f"Iv1.{app.id:016x}",
+        "node_id": f"A_kwDO{app.id:08d}",
+        "owner": owner,
+        "name": app.slug.replace("-", " ").title(),
+        "description": "",
+        "external_url": f"{html}/{app.slug}",
+        "html_url": f"{html}/apps/{app.slug}",
+        "created_at": iso(app.created_at),
+        "updated_at": iso(app.created_at),
+        "permissions": dict(DEFAULT_PERMISSIONS),
+        "events": [],
+        "installations_count": installations,
     }
 
 

@@ -229,8 +229,9 @@ class SandboxKnobs:
         tokens act as ``<slug>[bot]``. From then on JWTs and ``ghs_`` tokens are understood."""
         with self.state.lock:
             bot = self.state.ensure_user(f"{slug}[bot]", type="Bot")
+            owner = self.state.viewer
         with self.app.lock:
-            self.app.apps.register(app_id, public_key_pem, bot, slug)
+            self.app.apps.register(app_id, public_key_pem, bot, slug, owner)
 
     def install_app(self, app_id: int, owner: str, *, repos: Iterable[str] | None = None,
                     permissions: Mapping[str, str] | None = None) -> int:
@@ -247,6 +248,13 @@ class SandboxKnobs:
             raise ValueError("the lifetime must be > 0")
         with self.app.lock:
             self.app.apps.token_lifetime = seconds
+
+    def revoke_installation_tokens(self, owner: str | None = None) -> int:
+        """Make every installation token issued so far (for ``owner``'s installation, or all)
+        answer 401 "Bad credentials" from now on, as a revoked or early-expired token does on
+        GitHub; returns how many were live. New tokens work as before."""
+        with self.app.lock:
+            return self.app.apps.revoke(owner)
 
     def issued_tokens(self) -> list[str]:
         """Every installation token issued, oldest first: what a test greps outputs for."""

@@ -8,7 +8,8 @@ replaced by the ones the sandbox gave (``recordings.learn``), and each answer is
 with the recorded one (``recordings.compare``). Before each GET the reviewers are let to
 finish, so a poll sees what a poll after the reviewer's work sees; a conditional GET that
 answers 200 where 304 was recorded (or the reverse) is no difference, since it depends on
-when the poll ran. The token kind the sandbox answers as follows each recorded answer's
+when the poll ran. A label the recording found already there (a second run's) is made
+before the replay (``labels_found``). The token kind the sandbox answers as follows each recorded answer's
 headers (``x-oauth-scopes``: classic; the permissions or expiry header: fine-grained).
 """
 
@@ -20,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 
@@ -100,6 +102,35 @@ def _repos(interactions: list[tuple[str, dict[str, Any]]]) -> dict[str, str]:
     return repos
 
 
+def labels_found(interactions: list[tuple[str, dict[str, Any]]]) -> dict[str, dict[str, str]]:
+    """OWNER/NAME -> {label: color} for the labels the recording *found*: a ``GET
+    /repos/{o}/{r}/labels/{name}`` answered 200 before any request of the recording could
+    have made that label (a ``POST .../labels``, or labels added to an issue, which GitHub
+    creates on the fly). A second run against a repository finds the label its first run
+    made and never creates it; a fresh sandbox lacks it, so without this the replay answers
+    404 where 200 was recorded, a difference that is not one."""
+    found: dict[str, dict[str, str]] = {}
+    made: set[tuple[str, str]] = set()
+    for _name, data in interactions:
+        req, resp = data["request"], data["response"]
+        parts = req["path"].split("?")[0].split("/")
+        if len(parts) < 5 or parts[1] != "repos":
+            continue
+        full, tail, method = f"{parts[2]}/{parts[3]}".lower(), parts[4:], req["method"].upper()
+        adds = len(tail) == 3 and tail[0] == "issues" and tail[2] == "labels"
+        if method == "POST" and (tail == ["labels"] or adds):
+            body = req.get("body")
+            names = body.get("labels", [body.get("name")]) if isinstance(body, dict) else body
+            made.update((full, str(n).lower()) for n in (names if isinstance(names, list) else []) if n)
+        elif method == "GET" and len(tail) == 2 and tail[0] == "labels" and resp.get("status") == 200:
+            label = unquote(tail[1])
+            body = resp.get("body")
+            color = body.get("color") if isinstance(body, dict) else None
+            if (full, label.lower()) not in made:
+                found.setdefault(f"{parts[2]}/{parts[3]}", {})[label] = color if isinstance(color, str) else "ededed"
+    return found
+
+
 @contextmanager
 def fresh_sandbox(interactions: list[tuple[str, dict[str, Any]]], reviewer: str,
                   latency: float) -> Iterator[Any]:
@@ -115,6 +146,12 @@ def fresh_sandbox(interactions: list[tuple[str, dict[str, Any]]], reviewer: str,
                                      else SilentReviewer(latency=latency) if reviewer == "silent" else None)
             if kind is not None:
                 sb.attach_reviewer(full, kind)
+        for full, labels in labels_found(interactions).items():  # the state the recording found
+            for label, color in labels.items():
+                try:
+                    sb.add_label(full, label, color)
+                except Exception:  # a repository the sandbox could not hold, a label it refuses
+                    continue
         yield sb
 
 

@@ -43,6 +43,11 @@ DEFAULTS: tuple[Default, ...] = (
             "gate: a BLOCKER counts when found, located by a comment about it at or above the floor "
             "(found), or only when rated at its marked severity (caught)", "blocker-gate", commands=("run", "score")),
     Default("--history", "history/seed-scores.jsonl", "append records here"),
+    # none, not auto: a default that changed the pushed files would change every existing
+    # target's PRs (and the README's demo) on upgrade; a team opts in (docs/corpus.md#variants).
+    Default("--variant", "none",
+            "publish a variant of the stack: auto (picked from the run id, the canonical files "
+            "among the choices), none (the canonical files) or a variant id", "variant"),
     # `score` alone: how a capture was made, when its manifest does not say.
     Default("--mode", "blind", "blind or marked", commands=("score",), after_manifest=True),
     Default("--reviewer", "redline", "reviewer profile", commands=("score",), after_manifest=True),

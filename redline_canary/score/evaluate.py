@@ -10,11 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from redline_canary.corpus.model import CorpusData, fingerprint, publish
+from redline_canary.corpus.model import CorpusData, fingerprint
 from redline_canary.corpus.redline_scale import prefix_rule
 from redline_canary.corpus.rule_ids import cite_rule
 from redline_canary.corpus.severity import Severity
 from redline_canary.corpus.topics import TopicIndex
+from redline_canary.corpus.variants import CANONICAL, Variant, publish_variant
 from redline_canary.review.capture import comments_from_capture
 from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
@@ -40,6 +41,7 @@ class ScoreSettings:
     window: int = DEFAULT_WINDOW
     floor: Severity = DEFAULT_FLOOR
     gate: GateOptions = field(default_factory=GateOptions)
+    variant: Variant | None = None  # the variant published (None: the canonical files)
 
 
 def evaluate(
@@ -89,7 +91,8 @@ def _evaluate(
     meta: RecordMeta,
     outcome: Outcome | None,
 ) -> tuple[Score, Record]:
-    _files, markers = publish(corpus, settings.stack, settings.kind, settings.mode, settings.prefix)
+    _files, markers = publish_variant(corpus, settings.stack, settings.kind, settings.mode, settings.prefix,
+                                      settings.variant)
     score = score_pr(
         kind=settings.kind,
         markers=markers,
@@ -103,7 +106,9 @@ def _evaluate(
     )
     full_meta = replace(meta, stack=meta.stack or settings.stack, mode=meta.mode or settings.mode,
                         reviewer=meta.reviewer or reviewer,
-                        corpus_fingerprint=meta.corpus_fingerprint or fingerprint(corpus, settings.stack))
+                        corpus_fingerprint=meta.corpus_fingerprint or fingerprint(corpus, settings.stack),
+                        layer=meta.layer or corpus.layer_of(settings.stack),
+                        variant=settings.variant.id if settings.variant else CANONICAL)
     return score, with_cited_prefix(build_record(score, full_meta), score)
 
 

@@ -21,7 +21,7 @@ import bisect
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from redline_canary.corpus.publication import Place, PublishedMarker
 from redline_canary.corpus.severity import SCALE
@@ -61,6 +61,10 @@ class Assignment:
     duplicates: list[Finding]
     borderline: list[Finding]
     noise: list[Finding]
+    # Findings on a clean twin that carries FIXED places, outside every one of them: that
+    # code is real code nobody audited, so they are reported, never counted
+    # (docs/corpus.md#fixed-places).
+    outside_fix: list[Finding] = field(default_factory=list)
 
 
 def distance(start: int, end: int, line: int, last: int | None = None) -> int:
@@ -135,6 +139,8 @@ def assign(
     seeds = sorted((m for m in markers if m.marker.kind == "seed"),
                    key=lambda m: (m.path, m.line, m.marker.n))
     borderlines = [m for m in markers if m.marker.kind == "borderline"]
+    fixed = [m for m in markers if m.marker.kind == "fixed"]
+    fixed_index = _PathIndex(fixed) if fixed else None
     ordered = sorted(findings, key=Finding.sort_key)
     seed_index = _PathIndex(seeds)
     border_index = _PathIndex(borderlines)
@@ -182,6 +188,8 @@ def assign(
             result.duplicates.append(f)
         elif border_index.eligible(f, window):
             result.borderline.append(f)
+        elif fixed_index is not None and not fixed_index.eligible(f, window):
+            result.outside_fix.append(f)
         else:
             result.noise.append(f)
     return result

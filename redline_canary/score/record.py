@@ -21,13 +21,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
+from redline_canary.corpus.variants import CANONICAL  # a record without ``variant`` published the canonical files
 from redline_canary.score.record_schema import RecordProblem, record_problem, shape_problem
 
 if TYPE_CHECKING:  # verdict imports this module; the gate rule's type is only named here
     from redline_canary.score.verdict import BlockerGate
 
-# 2: blocker_found, per-seed evidence, marker extents; 3: found = on topic at >= floor, sites, gate rule
+# 2: blocker_found, per-seed evidence, marker extents; 3: found = on topic at >= floor, sites, gate rule,
+# and (when used) the corpus layer and the variant id
 CURRENT_SCHEMA = 3
+PACKAGED = "packaged"  # the layer of the corpus that ships with the tool (a record without ``layer``)
 
 # The closed sets a record's values come from (``record_schema.FIELDS`` holds a record read
 # from JSON to the same values). A value from outside (a flag, a manifest, a targets file)
@@ -285,6 +288,8 @@ class Record(_Object):
     reviewer: str
     mode: Mode
     corpus_fingerprint: str
+    layer: str = PACKAGED  # the corpus layer the stack came from; written when not the packaged one
+    variant: str = CANONICAL  # the variant published (docs/corpus.md#variants); written when one was
     outcome: Outcome
     notice: str | None = None
     findings: int | None = None  # None: not recorded (older writers)
@@ -310,6 +315,8 @@ class Record(_Object):
     unmatched_findings: tuple[Unmatched, ...] = ()
     clean_false_positives: int | None
     clean_findings_below_floor: int | None = None
+    # Clean findings outside every FIXED place of a mined twin: reported, never counted.
+    clean_findings_outside_fix: int | None = None
     gate: Gate
     tool_version: str
     timings: Mapping[str, float] | None = None
@@ -320,20 +327,23 @@ class Record(_Object):
 
     KEYS: ClassVar[tuple[str, ...]] = (
         "schema", "run_id", "attempt", "recorded_at", "repo", "stack", "kind", "pr", "reviewer", "mode",
-        "corpus_fingerprint", "outcome", "notice", "findings", "markers", "caught", "undercalled", "missed",
-        "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall", "recall_ci95", "blocker_recall",
+        "corpus_fingerprint", "layer", "variant", "outcome", "notice", "findings", "markers", "caught",
+        "undercalled", "missed", "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall",
+        "recall_ci95", "blocker_recall",
         "blocker_recall_ci95", "blocker_found", "blocker_found_ci95", "by_severity", "caught_seeds",
         "undercalled_seeds", "missed_seeds", "unmatched_findings", "clean_false_positives",
-        "clean_findings_below_floor", "gate", "tool_version", "timings", "api_requests",
+        "clean_findings_below_floor", "clean_findings_outside_fix", "gate", "tool_version", "timings", "api_requests",
         "confirmed_by_attempts", "baseline",
     )
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"timings", "api_requests", "confirmed_by_attempts",
-                                                    "baseline", "cited_prefix"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"layer", "variant", "timings", "api_requests",
+                                                    "confirmed_by_attempts", "baseline", "cited_prefix",
+                                                    "clean_findings_outside_fix"})
     _PLAIN: ClassVar[tuple[str, ...]] = (
         "schema", "run_id", "attempt", "recorded_at", "repo", "stack", "kind", "pr", "reviewer", "mode",
-        "corpus_fingerprint", "outcome", "notice", "findings", "markers", "caught", "undercalled", "missed",
-        "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall", "blocker_recall", "blocker_found",
-        "clean_false_positives", "clean_findings_below_floor", "tool_version",
+        "corpus_fingerprint", "layer", "variant", "outcome", "notice", "findings", "markers", "caught",
+        "undercalled", "missed", "duplicates", "borderline", "noise", "cited", "cited_prefix", "recall",
+        "blocker_recall", "blocker_found",
+        "clean_false_positives", "clean_findings_below_floor", "clean_findings_outside_fix", "tool_version",
     )
 
     # --- reading --------------------------------------------------------------------
@@ -380,6 +390,15 @@ class Record(_Object):
         return _upgrade(record)
 
     # --- writing --------------------------------------------------------------------
+    def _is_set(self, key: str, value: Any) -> bool:
+        """``layer`` and ``variant`` are written when used: a record without them was
+        measured on the packaged corpus's canonical files."""
+        if key == "layer":
+            return bool(value != PACKAGED)
+        if key == "variant":
+            return bool(value != CANONICAL)
+        return value is not None
+
     def _values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key in self.KEYS:

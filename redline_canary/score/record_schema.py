@@ -104,6 +104,8 @@ FIELDS: dict[str, Kind] = {
     "reviewer": _k("string"),
     "mode": _k(enum=("blind", "marked")),
     "corpus_fingerprint": _k("string", pattern=r"^[0-9a-f]{16}$"),
+    "layer": _k("string", min_length=1),  # schema 3, when used
+    "variant": _k("string", pattern=r"^[a-z0-9][a-z0-9-]{0,31}$"),  # schema 3, when used
     "outcome": _k(enum=("scored", "silent", "error", "cancelled")),
     "notice": _k("string", "null"),
     "findings": COUNT,
@@ -123,6 +125,7 @@ FIELDS: dict[str, Kind] = {
     "unmatched_findings": _k("array", items=_UNMATCHED),
     "clean_false_positives": _k("integer", "null", minimum=0),
     "clean_findings_below_floor": _k("integer", "null", minimum=0),
+    "clean_findings_outside_fix": _k("integer", "null", minimum=0),
     "gate": _k("object", required=("passed", "reasons"),
                properties={"passed": _k("boolean"), "reasons": _k("array", items=_k("string")),
                            "warnings": _k("array", items=_k("string")),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from redline_canary.corpus.publication import PublishedMarker
 from redline_canary.corpus.severity import SCALE, Severity
 from redline_canary.corpus.topics import NO_TOPICS, TopicIndex
+from redline_canary.corpus.variants import CANONICAL
 from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
 from redline_canary.score.defaults import default
@@ -19,6 +20,7 @@ from redline_canary.score.matching import DEFAULT_WINDOW, Assignment, CitesRule,
 from redline_canary.score.record import (
     CURRENT_SCHEMA,
     KINDS,
+    PACKAGED,
     Counts,
     Evidence,
     Gate,
@@ -148,6 +150,13 @@ class Score:
         return sum(self._at_or_above_floor(f) for f in flagged)
 
     @property
+    def clean_outside_fix(self) -> int | None:
+        """Clean findings outside every FIXED place; None where the twin has none (docs/corpus.md#fixed-places)."""
+        if self.kind != "clean" or self.outcome != "scored" or not any(m.marker.kind == "fixed" for m in self.markers):
+            return None
+        return len(self.assignment.outside_fix)
+
+    @property
     def clean_below_floor(self) -> int | None:
         if self.kind != "clean" or self.outcome != "scored":
             return None
@@ -265,6 +274,8 @@ class RecordMeta:
     reviewer: str = ""
     mode: Mode | None = None
     corpus_fingerprint: str = ""
+    layer: str = ""  # evaluate fills it from the corpus (CorpusData.layer_of)
+    variant: str = CANONICAL  # the variant id the PR published (docs/corpus.md#variants)
     attempt: int = 1
     pr: int | None = None
     timings: Mapping[str, float] | None = None
@@ -294,6 +305,8 @@ def build_record(score: Score, meta: RecordMeta) -> Record:
         reviewer=meta.reviewer,
         mode=meta.mode,
         corpus_fingerprint=meta.corpus_fingerprint,
+        layer=meta.layer or PACKAGED,
+        variant=meta.variant,
         outcome=score.outcome,
         notice=score.notice,
         findings=len(score.findings),
@@ -319,6 +332,7 @@ def build_record(score: Score, meta: RecordMeta) -> Record:
         unmatched_findings=tuple(unmatched(score)) if scored else (),
         clean_false_positives=score.clean_false_positives,
         clean_findings_below_floor=score.clean_below_floor,
+        clean_findings_outside_fix=score.clean_outside_fix,
         gate=Gate(passed=False),  # decided below, from the record itself
         tool_version=meta.tool_version,
         timings=dict(meta.timings) if meta.timings is not None else None,

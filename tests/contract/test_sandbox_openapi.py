@@ -209,3 +209,29 @@ def test_error_bodies_match_openapi(
         root = {"components": components, "$ref": f"#/components/schemas/{name}"}
         errors = list(jsonschema.Draft202012Validator(root).iter_errors(resp.json()))
         assert not errors, (path, [e.message for e in errors])
+
+
+def test_get_app_matches_the_integration_schema(excerpt: dict[str, Any]) -> None:
+    """``GET /app`` (doctor's first read as a GitHub App) against the excerpt's
+    ``nullable-integration`` schema: every required key, every type."""
+    import jwt
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    with Sandbox(listen=False) as sb:
+        sb.register_app(77, public)
+        sb.install_app(77, "acme")
+        now = int(sb.app.state.clock())
+        token = jwt.encode({"iat": now - 60, "exp": now + 540, "iss": "77"}, key, algorithm="RS256")
+        with httpx.Client(base_url=sb.url, transport=sb.transport(),
+                          headers={"Authorization": f"Bearer {token}"}) as c:
+            body = c.get("/app").json()
+    components = _oas_to_jsonschema(excerpt["components"])
+    root = {"components": components, "allOf": [{"$ref": "#/components/schemas/nullable-integration"}]}
+    problems = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:160]}"
+                for e in jsonschema.Draft202012Validator(root).iter_errors(body)]
+    assert body is not None and body["id"] == 77 and body["installations_count"] == 1
+    assert not problems, "\n".join(problems)

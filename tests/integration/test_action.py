@@ -25,7 +25,7 @@ import pytest
 from redline_canary.sandbox import BanditReviewer, Sandbox, SilentReviewer
 from tests.helpers.actionrunner import Interrupt, Run, Runner, StepRun, load_yaml, run_composite, run_scripts_of
 from tests.helpers.clirun import ROOT
-from tests.helpers.sandboxing import TOKEN, canary_sandbox
+from tests.helpers.sandboxing import TOKEN, assert_no_canary_left, canary_sandbox
 
 REPO = "acme/canary-python"
 SCHEMA = json.loads((ROOT / "history" / "schema.json").read_text())
@@ -148,6 +148,26 @@ def test_fail_on_never_reports_a_gate_failure_and_merges_into_history_file(sb: S
     assert_token_only_masked(run)
 
 
+def test_the_corpus_input_takes_one_folder_per_line_on_top_of_the_packaged_corpus(
+        sb: Sandbox, tmp_path: Path) -> None:
+    """A private overlay (no rules.yml: the packaged catalog) named on the second line of
+    the input; its stack runs, and annotations link into the private folder."""
+    mini = ROOT / "tests" / "data" / "corpus"
+    sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+    runner = runner_for(tmp_path)
+    for kind in ("seeded", "clean"):
+        shutil.copytree(mini / kind / "mini", runner.workspace / "private" / kind / "ours")
+    run = run_composite(ROOT, {"repo": REPO, "stack": "ours", "corpus": "packaged\n  private  \n", "api-url": sb.url,
+                               "token": TOKEN, "fail-on": "never", **FAST}, runner, skip=SKIP_INSTALL)
+    assert not run.failed, [(s.name, s.outcome, s.stderr) for s in run.steps]
+    assert run.outputs["exit-code"] == "1", run.step("run").stderr
+    records = records_of(run.outputs["records"])
+    assert {(r["stack"], r["kind"]) for r in records} == {("ours", "seeded"), ("ours", "clean")}
+    files = {a.props.get("file") for a in run.annotations() if a.props.get("file")}
+    assert files == {"private/seeded/ours/app.py", "private/seeded/ours/web/Profile.tsx"}
+    assert_token_only_masked(run)
+
+
 def test_invalid_targets_fail_with_exit_2_even_with_fail_on_never(sb: Sandbox, tmp_path: Path) -> None:
     run = run_composite(ROOT, {"targets": '[{"repo": "acme/x"}]', "token": TOKEN, "api-url": sb.url,
                                "fail-on": "never"}, runner_for(tmp_path), skip=SKIP_INSTALL)
@@ -212,6 +232,89 @@ def test_install_only_gives_the_command_and_runs_nothing(tmp_path: Path) -> None
     assert [s.outcome for s in run.steps[-3:]] == ["skipped"] * 3
 
 
+# --- a GitHub App instead of the token ---------------------------------------------------
+
+APP_ID = 4242
+
+
+def _app_sandbox(tmp_path: Path) -> tuple[Sandbox, str]:
+    """A sandbox that knows the App (installed on acme) and refuses every personal token:
+    a run that works there ran as the App. Returns it and the App's PEM key."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from redline_canary.github.client import CANARY_TOPIC
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                            serialization.NoEncryption()).decode()
+    sb = Sandbox(token="a-token-nobody-holds-" + tmp_path.name)
+    sb.register_app(APP_ID, key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode())
+    sb.create_repo(REPO, topics=[CANARY_TOPIC])
+    sb.install_app(APP_ID, "acme")
+    return sb.start(), pem
+
+
+def assert_key_only_masked(run: Run, sb: Sandbox, pem: str) -> None:
+    """Every line of the key masked first thing, nothing else; no key line, JWT or
+    installation token anywhere in the log, the summary or an output."""
+    lines = [line for line in pem.splitlines() if line.strip()]
+    assert [c.message for c in run.commands if c.name == "add-mask"] == lines
+    assert run.stdout.startswith("".join(f"::add-mask::{line}\n" for line in lines))
+    logged = run.stdout.split("\n", len(lines))[-1] + run.stderr + run.summary
+    logged += "".join(v for s in run.steps for v in s.outputs.values())
+    assert not [line for line in lines[1:-1] if line in logged]
+    assert not [t for t in sb.issued_tokens() if t in logged]
+    assert "eyJ" not in logged  # no JWT
+
+
+def test_the_action_runs_as_a_github_app_given_app_id_and_app_private_key(tmp_path: Path) -> None:
+    sb, pem = _app_sandbox(tmp_path)
+    with sb:
+        sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+        run = run_composite(ROOT, {"repo": REPO, "stack": "mini", "corpus": str(ROOT / "tests" / "data" / "corpus"),
+                                   "api-url": sb.url, "app-id": str(APP_ID), "app-private-key": pem,
+                                   "fail-on": "never", **FAST}, runner_for(tmp_path), skip=SKIP_INSTALL)
+        assert run.step("check").outcome == "success"
+        assert run.outputs["exit-code"] == "1" and run.outputs["outcome"] == "fail", run.step("run").stderr[-2000:]
+        assert {p.user for p in sb.pulls(REPO)} == {"redline-canary-app[bot]"}  # opened as the App
+        assert sb.request_counts()["POST /app/installations/{installation_id}/access_tokens"] == 1
+        assert_no_canary_left(sb, REPO)
+        assert_key_only_masked(run, sb, pem)
+    assert len(records_of(run.outputs["records"])) == 2
+
+
+def test_dry_run_as_an_app_shows_the_installation_and_its_permissions(tmp_path: Path) -> None:
+    sb, pem = _app_sandbox(tmp_path)
+    with sb:
+        run = run_composite(ROOT, {"repo": REPO, "stack": "python", "api-url": sb.url, "app-id": str(APP_ID),
+                                   "app-private-key": pem, "dry-run": "true"}, runner_for(tmp_path), skip=SKIP_INSTALL)
+        assert not run.failed and run.outputs["exit-code"] == "0", run.step("doctor").stdout
+        assert re.search(r"OK +installation +installed on acme", run.summary)
+        assert re.search(r"OK +app permissions +contents: write", run.summary)
+        assert re.search(r"OK +repository access +all repositories of acme", run.summary)
+        assert {(r.method, r.route) for r in sb.requests if r.method != "GET"} == {
+            ("POST", "/app/installations/{installation_id}/access_tokens")}
+        assert sb.pulls(REPO) == []
+        assert_key_only_masked(run, sb, pem)
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ({"app-id": str(APP_ID)}, "app-id is given without app-private-key"),
+    ({"app-id": "my-app", "app-private-key": "-----BEGIN RSA PRIVATE KEY-----"}, "app-id must be the App's numeric"),
+    ({"app-private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEsecretbody\n-----END RSA PRIVATE KEY-----"},
+     "app-private-key is given without app-id"),
+])
+def test_half_an_app_is_refused_before_anything_is_installed(tmp_path: Path, given: dict[str, str],
+                                                              message: str) -> None:
+    run = run_composite(ROOT, {"repo": REPO, "stack": "python", "token": TOKEN, **given}, runner_for(tmp_path))
+    assert [s.outcome for s in run.steps][:3] == ["success", "failure", "skipped"]
+    assert any(message in a.message for a in run.annotations("error"))
+    assert run.outputs["exit-code"] == "2" and run.outputs["outcome"] == "bad-input"
+    assert "MIIEsecretbody" not in run.stdout.replace("::add-mask::MIIEsecretbody", "") + run.stderr
+
+
 # --- static rules for action.yml and the workflow --------------------------------------
 
 FILES = [ROOT / "action.yml", *sorted((ROOT / "workflows").glob("*.yml"))]
@@ -254,7 +357,8 @@ def test_workflow_permissions_and_token_scope() -> None:
     assert wf["permissions"] == {}
     jobs = wf["jobs"]
     assert {k: v["permissions"] for k, v in jobs.items()} == {
-        "plan": {}, "canary": {}, "record": {"contents": "write", "issues": "write"}}
+        "plan": {"contents": "read"}, "canary": {"contents": "read"},  # read: the private corpus (vars.CANARY_CORPUS)
+        "record": {"contents": "write", "issues": "write"}}
     # GITHUB_TOKEN reaches only the regression issue step, never a script that reads records first.
     token_steps = [s["name"] for s in jobs["record"]["steps"] if "github.token" in json.dumps(s)]
     assert token_steps == ["Regression issue"]

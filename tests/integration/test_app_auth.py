@@ -149,6 +149,85 @@ def test_dry_run_names_the_app_and_each_owner_budget(key_file: Path) -> None:
     assert f"GitHub App {APP_ID}" in result.stdout and "2 owner(s): acme, globex" in result.stdout
 
 
+def test_a_token_revoked_mid_run_is_refreshed_once_and_the_run_finishes(
+        key: rsa.RSAPrivateKey, key_file: Path, tmp_path: Path) -> None:
+    """GitHub answers 401 to an installation token revoked (or expired early) while the run
+    polls: the client buys one new token, repeats the request once, and the run goes on."""
+    repo = "acme/canary-mini"
+    with _app_sandbox(key, owners=("acme",)) as sb:
+        sb.attach_reviewer(repo, ScriptedReviewer(
+            [Batch(after=0.4, inline=[{"path": "app.py", "line": 10, "body": "[BLOCKER] SQL injection"}])],
+            identity=REDLINE_BOT))
+        revoked: list[int] = []
+
+        def revoke_once_a_pr_is_open() -> None:
+            for _ in range(2000):
+                if sb.pulls(repo):
+                    revoked.append(sb.revoke_installation_tokens("acme"))
+                    return
+                time.sleep(0.005)
+
+        watcher = threading.Thread(target=revoke_once_a_pr_is_open)
+        watcher.start()
+        code, out, err = run_in_process(
+            sb, "--repo", repo, "--stack", "mini", "--corpus", str(CORPUS), "--history", str(tmp_path / "h.jsonl"),
+            "--run-id", "revoked1", "--app-id", str(APP_ID), "--app-private-key", str(key_file), *FAST,
+            env={"GITHUB_TOKEN": "", "REDLINE_CANARY_TOKEN": ""})
+        watcher.join()
+        assert revoked == [1]
+        assert code == 1, out + err  # scored as usual: the gate fails on the missed BLOCKERs
+        assert [r.status for r in sb.requests].count(401) == 1  # one refusal, then the fresh token
+        assert sb.request_counts()["POST /app/installations/{installation_id}/access_tokens"] == 2
+        assert len(sb.issued_tokens()) == 2
+        assert_no_canary_left(sb, repo)
+    records = [json.loads(line) for line in (tmp_path / "h.jsonl").read_text().splitlines()]
+    assert sorted(r["outcome"] for r in records) == ["scored", "scored"]
+
+
+def test_a_token_refused_after_its_refresh_is_an_auth_error_not_a_loop(
+        key: rsa.RSAPrivateKey, key_file: Path) -> None:
+    repo = "acme/canary-mini"
+    with _app_sandbox(key, owners=("acme",)) as sb:
+        sb.inject_fault("GET", "/repos/{owner}/{repo}", status=401, times=None,
+                        body={"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+        code, out, err = run_in_process(
+            sb, "--repo", repo, "--stack", "mini", "--corpus", str(CORPUS), "--history", "", "--run-id", "revoked2",
+            "--app-id", str(APP_ID), "--app-private-key", str(key_file), *FAST,
+            env={"GITHUB_TOKEN": "", "REDLINE_CANARY_TOKEN": ""})
+        counts = sb.request_counts()
+        assert counts["GET /repos/{owner}/{repo}"] == 2  # the request and its one retry
+        assert counts["POST /app/installations/{installation_id}/access_tokens"] == 2  # the token and one refresh
+        assert sb.pulls(repo) == []
+        assert_no_canary_left(sb, repo)
+    assert code == 2, out + err
+    assert "GitHub answered 401 Bad credentials" in err
+
+
+def test_targets_refused_together_share_one_refresh(key: rsa.RSAPrivateKey) -> None:
+    """Eight targets of one owner see the same revoked token at once: one new token, not eight."""
+    with _app_sandbox(key, owners=("acme",)) as sb:
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, transport=sb.transport())
+        stale = tokens.token("acme/canary-mini")
+        sb.revoke_installation_tokens("acme")
+        start = threading.Barrier(8)
+        got: list[str] = []
+
+        def refused() -> None:
+            start.wait()
+            got.append(tokens.refresh("acme/canary-mini", stale))
+
+        threads = [threading.Thread(target=refused) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(got) == 8 and len(set(got)) == 1 and stale not in got
+        assert tokens.fetched == 2 and len(sb.issued_tokens()) == 2
+        with _http(sb, got[0]) as fresh, _http(sb, stale) as old:
+            assert fresh.get("/repos/acme/canary-mini").status_code == 200
+            assert old.get("/repos/acme/canary-mini").status_code == 401
+
+
 def test_the_installation_token_is_refreshed_before_it_expires(key: rsa.RSAPrivateKey) -> None:
     wall = Wall()
     with _app_sandbox(key, clock=wall) as sb:

@@ -237,6 +237,14 @@ CASES: list[Case] = [
     Case("corpus-lint-missing", ["corpus", "lint", "--corpus", "{assets}/nope"]),
     Case("corpus-lint-a-file", ["corpus", "lint", "--corpus", "{assets}/afile"]),
     Case("corpus-show-unknown-stack", ["corpus", "show", "--corpus", "{mini}", "--stack", "cobol"]),
+    *[Case(f"corpus-mine-{n}", ["corpus", "mine", "--fix", "HEAD", "--out", "{assets}/mined", *extra]) for n, extra in [
+        ("not-a-repo", ["--repo", "{assets}/adir", "--stack", "x"]),
+        ("repo-a-file", ["--repo", "{assets}/afile", "--stack", "x"]),
+        ("stack-path", ["--repo", "{assets}/adir", "--stack", "../x"]),
+        ("stack-packaged", ["--repo", "{assets}/adir", "--stack", "python"]),
+        ("corpus-missing", ["--repo", "{assets}/adir", "--stack", "x", "--corpus", "{assets}/nope"]),
+        ("out-a-file", ["--repo", "{assets}/adir", "--stack", "x", "--out", "{assets}/afile"]),
+    ]],
     Case("corpus-no-action", ["corpus"]),
     Case("history-no-action", ["history"]),
     Case("profile-no-action", ["profile"]),
@@ -309,7 +317,7 @@ CASES: list[Case] = [
         ("port-word", ["--port", "http"]), ("latency-nan", ["--latency", "nan"]),
         ("latency-negative", ["--latency", "-1"]), ("latency-inf", ["--latency", "inf"]),
         ("repo-three-parts", ["--repo", "a/b/c"]), ("repo-newline", ["--repo", "a/b\n"]),
-        ("reviewer", ["--reviewer", "alien"])]],
+        ("reviewer", ["--reviewer", "alien"]), ("reviewer-kind", ["--reviewer-kind", "alien"])]],
     # --- demo ------------------------------------------------------------------------
     Case("demo-history-folder", ["demo", "--history", "{assets}/adir"]),
     Case("demo-history-under-a-file", ["demo", "--history", "{assets}/afile/demo.jsonl"]),
@@ -447,7 +455,7 @@ def test_history_merge_names_every_corrupt_fragment_line_and_writes_nothing(
 
 
 @pytest.mark.parametrize(("group", "actions"), [
-    ("corpus", ["lint", "show", "export", "audit", "import"]), ("history", ["merge", "import"]),
+    ("corpus", ["lint", "show", "export", "audit", "import", "mine"]), ("history", ["merge", "import"]),
     ("profile", ["classify", "list"]), ("sandbox", ["serve", "verify"])])
 def test_a_command_group_given_no_action_lists_its_actions(group: str, actions: list[str]) -> None:
     """``redline-canary corpus`` alone: the list of its actions (its help) on stdout, one

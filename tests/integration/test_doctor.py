@@ -32,7 +32,7 @@ READY = {
 def _sandbox(scenario: dict[str, Any], token: str | None = TOKEN) -> Iterator[Sandbox]:
     with Sandbox.from_scenario(scenario, token=token, default_reviewer="none") as sb:
         yield sb
-        writes = [(r.method, r.template) for r in sb.requests if r.method != "GET"]
+        writes = [(r.method, r.route) for r in sb.requests if r.method != "GET"]
         assert writes == [], f"doctor wrote: {writes}"
         assert sb.requests, "doctor read nothing"
 

@@ -118,7 +118,7 @@ def test_an_altered_recording_is_caught_interaction_by_interaction(recording: tu
 
 
 def test_the_shipped_github_recordings_are_replayed_and_what_differs_is_said() -> None:
-    res = cli("sandbox", "verify", "--json", "--reviewer", "none", str(FIXTURES))
+    res = cli("sandbox", "verify", "--json", "--reviewer-kind", "none", str(FIXTURES))
     rows = [json.loads(line) for line in res.stdout.splitlines()]
     summary, outcomes = rows[-1], rows[:-1]
     shipped = sorted(p.name for p in FIXTURES.glob("*.json") if not p.name.startswith("openapi-excerpt"))
@@ -155,3 +155,25 @@ def test_record_refuses_a_folder_that_already_holds_a_recording(recording: tuple
                                          env={"GITHUB_TOKEN": TOKEN})
         assert code == 2 and "--record:" in err and "already holds a recording" in err
         assert sb.requests == []
+
+
+def test_the_recording_of_a_second_run_verifies_clean(tmp_path: Path) -> None:
+    """The second run against a repository finds the label the first one made (GET 200,
+    no POST); the replay's fresh sandbox seeds that label, so nothing differs that did not."""
+    folders = [tmp_path / "first", tmp_path / "second"]
+    with Sandbox(token=TOKEN, listen=False) as sb:
+        sb.create_repo(REPO, topics=[CANARY_TOPIC])
+        sb.attach_reviewer(REPO, BanditReviewer(latency=0.02))
+        for n, folder in enumerate(folders, 1):
+            code, out, err = run_in_process(sb, "--repo", REPO, "--stack", "mini", "--corpus", str(CORPUS),
+                                            "--history", str(tmp_path / "history.jsonl"), "--run-id", f"two{n}",
+                                            *FAST, "--record", str(folder), env={"GITHUB_TOKEN": TOKEN})
+            assert code == 1, out + err
+            assert_no_canary_left(sb, REPO)
+    second = [p.name for p in _files(folders[1])]
+    assert any("_get_repos-acme-canary-mini-labels-redline-exempt_200" in n for n in second)
+    assert not any("_post_repos-acme-canary-mini-labels_" in n for n in second)  # it existed: not created
+    for folder in folders:
+        res = cli("sandbox", "verify", str(folder))
+        assert res.returncode == 0, res.stdout[-3000:] + res.stderr
+        assert res.stdout.splitlines()[-1].endswith(" interaction(s) replayed, 0 differ")

@@ -273,7 +273,7 @@ def _serve(*args: str) -> subprocess.Popen[str]:
 def test_serve_scenario_subprocess(tmp_path: Path) -> None:
     f = tmp_path / "world.yaml"
     f.write_text(EXAMPLE_YAML)
-    proc = _serve("--scenario", str(f), "--reviewer", "none")
+    proc = _serve("--scenario", str(f), "--reviewer-kind", "none")
     try:
         assert proc.stdout is not None
         info = json.loads(proc.stdout.readline())

@@ -101,3 +101,65 @@ def test_evidence_ignores_hostile_items_and_the_tokens_own_user() -> None:
     channels["review_comments"] = Answer(200, {}, [{"user": {"login": "Copilot", "type": "Bot"}}])
     found = find_evidence(3, channels, ("copilot",), any_bot=False, self_login=None)
     assert [(e.number, e.channel, e.login) for e in found] == [(3, "review_comments", "Copilot")]
+
+
+# --- as a GitHub App --------------------------------------------------------------------
+
+APP_BODY = {"id": 4242, "slug": "rc-app", "name": "RC App"}
+INSTALLATION = {"id": 7, "account": {"login": "acme"}, "repository_selection": "all",
+                "html_url": "https://github.com/organizations/acme/settings/installations/7",
+                "permissions": {"contents": "write", "pull_requests": "write", "issues": "write", "metadata": "read"}}
+
+
+def _app(**changes: Any) -> Any:
+    from redline_canary.github.doctor_checks import AppFacts
+
+    base: dict[str, Any] = dict(owner="acme", app=Answer(200, {}, APP_BODY), installation=Answer(200, {}, INSTALLATION))
+    return AppFacts(**{**base, **changes})
+
+
+def _app_checks(app: Any, needs_check_runs: bool = False) -> dict[str, tuple[str, str]]:
+    from redline_canary.github.doctor_checks import app_checks
+
+    return {c.name: (c.status, c.detail) for c in app_checks(app, "acme/c", needs_check_runs)}
+
+
+def test_admin_counts_as_write_and_checks_are_needed_only_by_profiles_that_read_them() -> None:
+    admin = {**INSTALLATION, "permissions": {**INSTALLATION["permissions"], "contents": "admin"}}
+    assert _app_checks(_app(installation=Answer(200, {}, admin)))["app permissions"][0] == "ok"
+    status, detail = _app_checks(_app(), needs_check_runs=True)["app permissions"]
+    assert status == "fail" and detail == "the installation lacks checks: read to read the reviewer's check run " \
+        "(granted: none)"
+
+
+@pytest.mark.parametrize("permissions", [None, "write", ["contents"], {"contents": 2}])
+def test_hostile_installation_permissions_are_missing_permissions_not_a_crash(permissions: Any) -> None:
+    inst = {**INSTALLATION, "permissions": permissions}
+    status, detail = _app_checks(_app(installation=Answer(200, {}, inst)))["app permissions"]
+    assert status == "fail" and "contents: write to push the seeded branches" in detail
+
+
+def test_a_selection_longer_than_one_page_is_not_called_a_failure() -> None:
+    selected = {**INSTALLATION, "repository_selection": "selected"}
+    page = {"total_count": 250, "repositories": [{"full_name": f"acme/r{i}"} for i in range(100)]}
+    checks = _app_checks(_app(installation=Answer(200, {}, selected), repositories=Answer(200, {}, page)))
+    status, detail = checks["repository access"]
+    assert status == "info" and "not among the first 100 listed" in detail
+    short = {"total_count": 2, "repositories": [{"full_name": "acme/r0"}, {"full_name": "ACME/C"}]}
+    checks = _app_checks(_app(installation=Answer(200, {}, selected), repositories=Answer(200, {}, short)))
+    assert checks["repository access"] == ("ok", "selected repositories (2), acme/c among them")
+
+
+def test_without_an_installation_token_the_repository_checks_are_skipped_and_blocking() -> None:
+    facts = _facts(token_hint="app", user=Answer(0), app=_app(token_error="GitHub answered 403 suspended"))
+    checks = checklist(facts)
+    assert [c.name for c in checks][:5] == ["app", "installation", "app permissions", "repository access",
+                                           "installation token"]
+    assert next(c for c in checks if c.name == "installation token").status == "fail"
+    assert {c.status for c in checks[5:]} == {"skip"} and doctor_exit_code(c.status for c in checks) == 2
+
+
+def test_an_installation_that_cannot_be_read_is_not_called_missing() -> None:
+    checks = _app_checks(_app(installation=Answer(502, {}, None, "Server Error")))
+    assert checks["installation"] == ("fail", "the installation for acme/c could not be read "
+                                      "(GitHub answered 502 Server Error)")

@@ -158,3 +158,56 @@ def test_wilson_interval_matches_published_values(k: int, n: int, expected: tupl
 
 def test_wilson_is_none_without_data() -> None:
     assert wilson(0, 0) is None
+
+
+def _with_fixed_place(mini_corpus: Path, tmp_path: Path, line: str) -> Path:
+    """The mini corpus with one line inserted above clean app.py's query (corpus line 10)."""
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(mini_corpus, corpus)
+    app = corpus / "clean" / "mini" / "app.py"
+    lines = app.read_text().splitlines(keepends=True)
+    lines.insert(9, line + "\n")
+    app.write_text("".join(lines))
+    return corpus
+
+
+def test_a_clean_twin_with_fixed_places_counts_only_findings_at_them(mini_corpus: Path, tmp_path: Path) -> None:
+    """A twin mined from real code is claimed clean where it was fixed, not in the real code
+    around it (docs/corpus.md#fixed-places)."""
+    doc = capture([
+        inline(APP, 11, "[MAJOR] the query is still built from the order id"),  # at the fix: counts
+        inline(APP, 20, "[MAJOR] status_label hides unknown statuses"),  # unaudited real code: reported
+        inline(APP, 24, "[CRITICAL] float money"),  # the borderline marker still takes it
+    ])
+    plain = score(mini_corpus, doc, kind="clean")
+    assert plain["clean_false_positives"] == 2 and "clean_findings_outside_fix" not in plain
+    corpus = _with_fixed_place(mini_corpus, tmp_path,
+                               "    # FIXED 2 {lines: 3} the order id is bound as a parameter")
+    r = score(corpus, doc, kind="clean")
+    assert r["clean_false_positives"] == 1 and r["clean_findings_outside_fix"] == 1
+    assert r["borderline"] == 1 and not r["gate"]["passed"]
+    quiet = score(corpus, capture([inline(APP, 20, "[MAJOR] status_label hides unknown statuses")]), kind="clean")
+    assert quiet["clean_false_positives"] == 0 and quiet["clean_findings_outside_fix"] == 1
+    assert quiet["gate"]["passed"]
+
+
+def test_lint_refuses_a_fixed_line_that_names_no_seed(mini_corpus: Path, tmp_path: Path) -> None:
+    from redline_canary.corpus.model import lint
+
+    corpus = _with_fixed_place(mini_corpus, tmp_path, "    # FIXED 9 a fix of nothing")
+    problems = [str(p) for p in lint(load_corpus(corpus))]
+    assert any("FIXED 9: no SEED 9 in this stack" in p for p in problems), problems
+
+
+def test_blind_publication_drops_fixed_lines(mini_corpus: Path, tmp_path: Path) -> None:
+    from redline_canary.corpus.model import publish
+
+    corpus = _with_fixed_place(mini_corpus, tmp_path,
+                               "    # FIXED 2 {lines: 3} the order id is bound as a parameter")
+    files, markers = publish(load_corpus(corpus), "mini", "clean", "blind", "p")
+    app = next(f for f in files if f.path == APP)
+    assert "FIXED" not in app.text and "bound as a parameter" not in app.text
+    fixed = [m for m in markers if m.marker.kind == "fixed"]
+    assert [(m.line, m.end_line) for m in fixed] == [(10, 12)]
