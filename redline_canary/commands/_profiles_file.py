@@ -19,6 +19,8 @@ name is a new profile built on ``extends`` (default ``generic``)::
           - {pattern: '\\bSEV-2\\b', level: MAJOR}
         signals:
           - {signal: skipped, pattern: 'out of credits'}
+        locations:                     # citation shapes read in summaries (groups path, a, b)
+          - '(?P<path>[\\w./-]+\\.\\w+) @ line (?P<a>\\d+)'
 
 Patterns are Python regular expressions, matched case-insensitively, ``^``/``$`` per line.
 Every error is a :class:`BadInput` naming the file and the key path.
@@ -40,7 +42,7 @@ from redline_canary.review.profiles import PROFILES, Profile
 from redline_canary.review.profiles.spec import SIGNALS, TRIGGER_KINDS, UNRATED_POLICIES, SignalRule, Trigger
 
 KEYS = ("extends", "description", "logins", "bot_ids", "trigger", "unrated", "untagged", "severity",
-        "replace_severity", "signals", "mine_summaries")
+        "replace_severity", "signals", "mine_summaries", "locations")
 SIGNAL_KEYS = ("signal", "pattern", "unless", "placeholder")
 _NAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 _FLAGS = re.IGNORECASE | re.MULTILINE
@@ -141,6 +143,9 @@ def _build_one(name: str, spec: Any, known: Mapping[str, Profile], source: str, 
         changes["labels"] = labels if only_these else labels + base.labels
     if "signals" in spec:
         changes["signal_rules"] = _signals(spec["signals"], source, f"{key}.signals") + base.signal_rules
+    if "locations" in spec:
+        changes["citation_patterns"] = _locations(spec["locations"], source, f"{key}.locations") \
+            + base.citation_patterns
     # A new frozen profile: the built-in (or ``extends``) one is never touched, and a key
     # that names no ProfileSpec field cannot get this far (KEYS above).
     return replace(base, **changes)
@@ -254,3 +259,17 @@ def _signals(value: Any, source: str, key: str) -> tuple[SignalRule, ...]:
             placeholder=_bool(item.get("placeholder", False), source, f"{where}.placeholder"),
         ))
     return tuple(rules)
+
+
+def _locations(value: Any, source: str, key: str) -> tuple[re.Pattern[str], ...]:
+    """Citation regexes: each names the file in group ``path`` and the first line in ``a``."""
+    if not isinstance(value, list):
+        raise _fail(source, key, "expected a list of regular expressions with groups path and a (b optional)")
+    out: list[re.Pattern[str]] = []
+    for i, item in enumerate(value):
+        pattern = _regex(item, source, f"{key}[{i}]")
+        missing = [g for g in ("path", "a") if g not in pattern.groupindex]
+        if missing:
+            raise _fail(source, f"{key}[{i}]", f"needs the named group(s) {', '.join(missing)} (and b for a range end)")
+        out.append(pattern)
+    return tuple(out)

@@ -12,11 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from redline_canary.commands._groups import add_actions
+from redline_canary.commands._learn import learn, load_examples, parse_expect, render
 from redline_canary.commands._options import load_profile
 from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.corpus.severity import SCALE
-from redline_canary.errors import EXIT_PASS, BadInput
+from redline_canary.errors import EXIT_GATE_FAILED, EXIT_PASS, BadInput
 from redline_canary.report.text import inert_line, json_text, terminal_safe
 from redline_canary.review.comments import REACTION_CHANNEL, Channel, Comment
 from redline_canary.review.profiles import PROFILES, Profile
@@ -36,6 +39,23 @@ def register(sub: Any) -> None:
     c.add_argument("--profiles", help="YAML file of custom reviewer profiles and overrides")
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.set_defaults(func=run_classify)
+    lr = inner.add_parser(
+        "learn", help="print the smallest --profiles override that reads one comment as expected",
+        description="Given one comment a profile misreads and what it should read as, print the smallest "
+                    "--profiles YAML that reads it right and reads every shipped example of the profile as "
+                    "before (docs/dialects.md#teaching-a-profile-a-new-phrasing). Exit 0: printed (or already "
+                    "reads right); 1: no such override found; 2: bad input.")
+    lr.add_argument("--reviewer", required=True, help="profile name (a built-in, or one in --profiles)")
+    lr.add_argument("--channel", choices=CHANNELS,
+                    help="where the body was posted (default: inline for a bare severity=, else review)")
+    lr.add_argument("--login", help="author login (default: the profile's login for the channel)")
+    lr.add_argument("--body-file", required=True, help="file holding the comment body ('-' = stdin)")
+    lr.add_argument("--expect", action="append", required=True, metavar="KEY=VALUE",
+                    help="what it should read as: signal=S, notice=CLASS (timed-out, failed, busy, rate-limited, "
+                         "paused, quota, not-enabled, declined, skipped, clean), severity=LEVEL, "
+                         "location=path:line[-end] (with severity= in the same --expect: one finding); repeatable")
+    lr.add_argument("--profiles", help="your YAML file of profiles: the override is built on it and printed whole")
+    lr.set_defaults(func=run_learn)
     ls = inner.add_parser("list", help="every profile with its identities, trigger and severity mapping")
     ls.add_argument("--profiles", help="YAML file of custom reviewer profiles and overrides")
     ls.add_argument("--json", action="store_true", help="machine-readable output")
@@ -96,6 +116,47 @@ def run_classify(args: argparse.Namespace) -> int:
             where += f"-{f['end_line']}"
         print(inert_line(f"finding: {f['severity'] or 'unrated'} at {where} ({f['source']})"))
     return EXIT_PASS
+
+
+def examples_dir() -> Path:
+    """The shipped examples (a wheel carries them as ``_data/profiles``; a checkout in tests/)."""
+    package = Path(__file__).resolve().parent.parent
+    packaged = package / "_data" / "profiles"
+    return packaged if packaged.is_dir() else package.parent / "tests" / "data" / "profiles"
+
+
+def run_learn(args: argparse.Namespace) -> int:
+    expectations = parse_expect(args.expect)
+    base_doc = _profiles_doc(args.profiles) if args.profiles else None
+    known = {**PROFILES, **(load_profiles_file(args.profiles) if args.profiles else {})}
+    if args.reviewer not in known:
+        raise BadInput(f"--reviewer: unknown profile {args.reviewer!r} (known: {', '.join(sorted(known))})")
+    channel: Channel = args.channel or (
+        "inline" if all(x.signal is None and x.path is None for x in expectations) else "review")
+    if channel == "inline" and any(x.path is not None for x in expectations):
+        raise BadInput("--expect location=: an inline comment's place comes from GitHub, not its body; "
+                       "use --channel review or issue for a summary")
+    body = _read_body(args.body_file)
+    examples = load_examples(examples_dir(), args.reviewer)
+    found = learn(args.reviewer, base_doc, channel, body, args.login, expectations, examples, classify)
+    name = inert_line(args.reviewer)
+    if found.already:
+        print(inert_line(f"# {name} already reads this body as expected: no override needed"))
+        return EXIT_PASS
+    if found.entry is None:
+        print(inert_line(f"profile learn: {name}: {found.reason} ({found.tries} candidates tried)"), file=sys.stderr)
+        return EXIT_GATE_FAILED
+    print(f"# profile learn: reads the body as expected; checked against {found.examples} shipped example(s) "
+          f"of {name}: none reads differently")
+    print(render(args.reviewer, found.entry), end="")
+    return EXIT_PASS
+
+
+def _profiles_doc(path: str) -> dict[str, Any]:
+    """The user's profiles file as data (validated by loading it first)."""
+    load_profiles_file(path)
+    doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return dict(doc)
 
 
 def describe(profile: Profile) -> dict[str, Any]:

@@ -279,3 +279,46 @@ def test_silent_vendor_is_silent_not_recall_zero(sb: Sandbox) -> None:
         pr.edit(state="closed")
         ref.delete()
     assert sb.open_pulls(REPO) == [] and BRANCH not in sb.branches(REPO)
+
+
+@pytest.mark.parametrize(("name", "trigger", "body", "kind", "code", "outcome", "quoted"), [
+    # A completion with nothing to say: a clean pass, not "in progress" and not silent.
+    ("greptile", "@greptileai", "Reviewed 4 files, nothing to report.", "clean", 0, "scored", None),
+    # A review that timed out: the PR ends as error with the notice quoted (exit 4).
+    ("codex", "@codex review", "Codex Review: the request timed out. Try again later by commenting "
+     "\"@codex review\".", "seeded", 4, "error", "the request timed out"),
+])
+def test_completion_and_timeout_notices_live_through_the_sandbox(
+        sb: Sandbox, name: str, trigger: str, body: str, kind: str, code: int, outcome: str,
+        quoted: str | None) -> None:
+    files, _ = _published()
+    sb.attach_reviewer(REPO, ScriptedReviewer([Batch(issue_comments=[body])], identity=SCENES[name].identity,
+                                              latency=0.01, wake_on=("comment",), trigger_phrases=(trigger,)))
+    gh = Github(base_url=sb.url, auth=Auth.Token("t"), retry=None,
+                seconds_between_requests=None, seconds_between_writes=None)
+    repo = gh.get_repo(REPO)
+    base = repo.get_git_commit(repo.get_git_ref("heads/main").object.sha)
+    tree = repo.create_git_tree(
+        [InputGitTreeElement(p, "100644", "blob", content=t) for p, t in files.items()], base_tree=base.tree)
+    ref = repo.create_git_ref(f"refs/heads/{BRANCH}", repo.create_git_commit("c", tree, [base]).sha)
+    pr = repo.create_pull(base="main", head=BRANCH, title="Routine update", body="")
+    try:
+        pr.create_issue_comment(trigger)
+        assert sb.wait_for_reviewers(10)
+        env = {k: v for k, v in os.environ.items() if k != "REDLINE_CANARY_TOKEN"}
+        env["GITHUB_TOKEN"] = "t"
+        proc = subprocess.run(
+            [EXE, "score", "--repo", REPO, "--pr", str(pr.number), "--api-url", sb.url, "--stack", "mini",
+             "--kind", kind, "--corpus", str(CORPUS), "--reviewer", name, "--json"],
+            capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+        record = json.loads(proc.stdout)
+        assert proc.returncode == code, proc.stderr
+        assert record["outcome"] == outcome
+        if quoted is None:
+            assert record["clean_false_positives"] == 0 and record["gate"]["passed"]
+        else:
+            assert quoted in record["notice"] and record["recall"] is None
+    finally:
+        pr.edit(state="closed")
+        ref.delete()
+    assert sb.open_pulls(REPO) == [] and BRANCH not in sb.branches(REPO)

@@ -3,6 +3,7 @@ summaries (source "summary", deduplicated against inline findings)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from redline_canary.review.comments import Comment
 from redline_canary.review.findings import Finding
 from redline_canary.review.profiles import get_profile
 from redline_canary.review.profiles.base import Extraction
+from redline_canary.review.profiles.citations import citations
 from redline_canary.run.corpus_files import load_corpus
 from redline_canary.score.evaluate import ScoreSettings, evaluate
 from redline_canary.score.scoring import RecordMeta
@@ -179,7 +181,11 @@ def test_coderabbit_outside_diff_and_nitpicks_are_mined_and_deduped() -> None:
         ("p/app.py", 15, 15, "MAJOR", "inline"),
         ("p/web/Profile.tsx", 7, 8, "BLOCKER", "summary"),  # outside diff, 🔴 Critical
         ("p/app.py", 24, 25, "INFO", "summary"),            # nitpick
-        # nitpick at :15 repeats the inline thread; duplicates/prompts/walkthrough never count
+        # A nitpick on the inline thread's line is another finding (CodeRabbit posts
+        # nitpicks only in the body); a duplicate item is a standing finding; prompts and
+        # the walkthrough never count.
+        ("p/app.py", 15, 15, "INFO", "summary"),
+        ("p/app.py", 60, 61, "INFO", "summary"),
     }
 
 
@@ -309,3 +315,67 @@ def test_file_level_comment_is_not_promoted_to_lines_from_its_body() -> None:
     c["original_line"] = None
     [f] = extract("coderabbit", capture([c])).findings
     assert (f.start, f.end, f.line_scoped) == (None, None, False)
+
+
+# --- one place, several findings (issue 23) ---------------------------------------------
+
+_RABBIT = user("coderabbitai[bot]", 136622811)
+_OUTSIDE = ("**Actionable comments posted: 1**\n\n<details>\n<summary>⚠️ Outside diff range comments (1)</summary>"
+            "<blockquote>\n\n<details>\n<summary>p/app.py (1)</summary><blockquote>\n\n`15`: **Token is logged.**\n\n"
+            "_⚠️ Potential issue_ | _{level}_\n\nThe bearer token reaches the log.\n\n</blockquote></details>\n\n"
+            "</blockquote></details>\n")
+
+
+def test_two_findings_on_one_line_with_different_severities_stay_two() -> None:
+    doc = capture([inline("p/app.py", 15, "_🛠️ Refactor suggestion_ | _🟡 Minor_\n\n**Name the constant.**",
+                          who=_RABBIT)],
+                  [review(_OUTSIDE.format(level="🔴 Critical"), who=_RABBIT)])
+    assert located(extract("coderabbit", doc).findings) == {
+        ("p/app.py", 15, 15, "MINOR", "inline"), ("p/app.py", 15, 15, "BLOCKER", "summary")}
+
+
+def test_summary_item_repeating_an_inline_finding_is_one_finding() -> None:
+    doc = capture([inline("p/app.py", 15, "_⚠️ Potential issue_ | _🟠 Major_\n\n**Token is logged.**", who=_RABBIT)],
+                  [review(_OUTSIDE.format(level="🟠 Major"), who=_RABBIT)])
+    assert located(extract("coderabbit", doc).findings) == {("p/app.py", 15, 15, "MAJOR", "inline")}
+
+
+def test_nitpick_inside_another_findings_range_is_kept() -> None:
+    body = ("**Actionable comments posted: 1**\n\n<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>"
+            "\n\n<details>\n<summary>p/app.py (1)</summary><blockquote>\n\n`12`: **Prefer an f-string.**\n\n"
+            "</blockquote></details>\n\n</blockquote></details>\n")
+    doc = capture([inline("p/app.py", 14, "_⚠️ Potential issue_ | _🟠 Major_\n\n**SQL built by concatenation.**",
+                          who=_RABBIT, start_line=10)], [review(body, who=_RABBIT)])
+    assert located(extract("coderabbit", doc).findings) == {
+        ("p/app.py", 10, 14, "MAJOR", "inline"), ("p/app.py", 12, 12, "INFO", "summary")}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("### docker-compose.yml (164-165)", ("docker-compose.yml", 164, 165)),
+    ("- `src/app.py` (lines 12-15): unchecked input", ("src/app.py", 12, 15)),
+    ("See src/app.py (line 7).", ("src/app.py", 7, 7)),
+    ("**src/app.py (L3-L9)**", ("src/app.py", 3, 9)),
+])
+def test_path_with_lines_in_parentheses_is_a_location(text: str, expected: tuple[str, int, int]) -> None:
+    found = citations(text, ("paren",))
+    assert [(c.path, c.start, c.end) for c in found] == [expected]
+
+
+def test_generic_summary_reads_every_location_form_with_each_items_own_severity() -> None:
+    body = ("## Review\n\n| File | Lines | Severity |\n|---|---|---|\n| `p/app.py` | 12-15 | **High** |\n"
+            "| `p/db.py` | 40 | **Low** |\n\n### p/web/ui.tsx (lines 3-7)\n\n**Medium**: raw HTML.\n\n"
+            "- https://github.com/acme/canary/blob/0123456789abcdef0123456789abcdef01234567/p/auth.py#L9-L10 "
+            "**High**: token logged\n")
+    doc = capture(reviews=[review(body, who=user("house-bot[bot]", 9))])
+    mining = replace(get_profile("generic"), mine_summaries=True)  # a house bot's --profiles entry
+    assert located(mining.extract(comments_from_capture(doc)).findings) == {
+        ("p/app.py", 12, 15, "CRITICAL", "summary"), ("p/db.py", 40, 40, "MINOR", "summary"),
+        ("p/web/ui.tsx", 3, 7, "MAJOR", "summary"), ("p/auth.py", 9, 10, "CRITICAL", "summary")}
+
+
+def test_claude_summary_with_path_and_lines_in_parentheses_is_mined() -> None:
+    body = ("**Claude finished @alice's task in 2m**\n\n### Issues\n\n1. **p/app.py (lines 12-15)**: the API key "
+            "is hard-coded.\n2. **p/db.py (line 40)**: SQL built by string concatenation.\n")
+    doc = capture(issue_comments=[issue_comment(body, who=user("claude[bot]", 209825114))])
+    assert {(f.path, f.start, f.end) for f in extract("claude", doc).findings} == {
+        ("p/app.py", 12, 15), ("p/db.py", 40, 40)}

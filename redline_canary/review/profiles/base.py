@@ -27,15 +27,19 @@ from redline_canary.review.comments import (
 )
 from redline_canary.review.extraction import Extraction, Signal, quote
 from redline_canary.review.findings import Finding, inline_range
-from redline_canary.review.profiles.citations import SummaryLocation, cited
+from redline_canary.review.profiles.citations import SummaryLocation, cited, clean_path, line_span
+from redline_canary.review.profiles.dialect import ITEM_START, items
 from redline_canary.review.profiles.notices import (
+    FINDING_COUNT,
     NOTICE_PHRASES,
     NOTICE_WORDS,
     WORKING_PHRASES,
     excerpt,
     first_notice,
+    is_ack,
     notice_kind,
     notice_text,
+    says_clean,
 )
 from redline_canary.review.profiles.spec import (
     SIGNALS,
@@ -47,6 +51,8 @@ from redline_canary.review.profiles.spec import (
 )
 
 _DISCUSSION = re.compile(r"#discussion_r(\d+)")
+# Where one item of a summary starts: a list item, heading, <details>, or a table row.
+_ITEM_OR_ROW = re.compile(ITEM_START.pattern + r"|^[ \t>]*\|", re.MULTILINE | re.IGNORECASE)
 
 
 def normalize_login(login: str) -> str:
@@ -91,8 +97,29 @@ class PlainHooks:
         return profile.is_listed(comment)
 
     def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
-        level = profile.severity(comment.body)
-        return [SummaryLocation(c.path, c.start, c.end, level) for _m, c in cited(comment.body, "generic")]
+        """Every location form a summary may use (``path:line`` and ``path#L`` as written, and
+        permalinks, ``path (lines a-b)``, table rows), each rated by its own list item when
+        that item carries a marker, else by the header above the items ("[MAJOR] Three
+        problems:"), never by a neighbouring item."""
+        body = comment.body
+        chunks = items(body, _ITEM_OR_ROW)
+        taken: list[tuple[int, int]] = []
+        found: list[tuple[int, str, int, int]] = []
+        for form in ("blob", "table", "paren", "generic"):
+            for m, c in cited(body, form):
+                if any(a < m.end() and m.start() < b for a, b in taken):
+                    continue
+                taken.append(m.span())
+                found.append((m.start(), c.path if form == "generic" else clean_path(c.path), c.start, c.end))
+        out: list[SummaryLocation] = []
+        # The header above the first cited item rates items that carry no marker of their own.
+        first_cited = min((pos for pos, *_ in found), default=0)
+        header_end = max((at for at, _t in chunks if at <= first_cited), default=0)
+        whole = profile.severity(body[:header_end])
+        for pos, path, start, end in sorted(found):
+            chunk = next((t for at, t in reversed(chunks) if at <= pos), body)
+            out.append(SummaryLocation(path, start, end, profile.severity(chunk) or whole))
+        return out
 
     def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
         return None
@@ -216,15 +243,23 @@ class Profile(ProfileSpec):
         if self.is_trigger(comment):
             return "none", body
         if comment.channel == "inline":
+            # A reply in a finding's thread (the bot answering the author) and a thank-you
+            # raise nothing new; any other inline comment is a finding.
+            if comment.is_reply or (self.severity(body) is None and is_ack(notice_text(body))):
+                return "none", body
             return "finding", body
         prose = comment.channel in ("review", "issue")
         matched = self.signal_rule(comment)
+        cites = prose and self.mining and bool(self.summary_locations(comment))
         if matched is not None and matched.signal in ("skipped", "error"):
-            return matched.signal, excerpt(body, matched.pattern)
-        cited = prose and self.mine_summaries and bool(self.summary_locations(comment))
+            # A vendor summary that lists findings is never an error notice, whatever an
+            # item's words ("Greptile encountered an error" quoted in a finding): issue 23.
+            if not (cites or FINDING_COUNT.search(notice_text(body))):
+                return matched.signal, excerpt(body, matched.pattern)
+            matched = None
         # A body that rates something (a severity marker) reports findings, whatever words
         # describe them: "[HIGH] upload errors are skipped" is a finding, not a notice.
-        rated = cited or self.severity(body) is not None
+        rated = cites or self.severity(body) is not None or bool(FINDING_COUNT.search(notice_text(body)))
         if matched is not None:
             # Only a verdict can swallow a notice; a walkthrough or a "working…" body keeps
             # its rule's meaning (its prose describes the PR, which may well be about reviews).
@@ -233,14 +268,20 @@ class Profile(ProfileSpec):
                 if found is not None:
                     return found
             return matched.signal, body
-        if cited:
+        if cites:
             return ("finding" if comment.channel == "issue" else self.review_signal), body
         if prose and not rated:
             found = self.notice(comment, NOTICE_WORDS)
             if found is not None:
                 return found
-            if WORKING_PHRASES.search(notice_text(body)):
+            text = notice_text(body)
+            if WORKING_PHRASES.search(text):
                 return "progress", body
+            # A completion with nothing to say ends the wait at once (docs/dialects.md#completions).
+            if says_clean(text):
+                return "clean", body
+            if is_ack(text):
+                return "none", body
         # Activity only: a review nobody's rule explains is not a "done" verdict.
         return ("progress" if comment.channel == "review" else "none"), body
 
@@ -269,14 +310,37 @@ class Profile(ProfileSpec):
         """The first of ``signal_rules`` this (non-inline, non-trigger) comment matches."""
         for r in self.signal_rules:
             if r.matches(comment):
-                if r.signal == "clean" and self.mine_summaries and self.summary_locations(comment):
+                if r.signal == "clean" and self.mining and self.summary_locations(comment):
                     continue
                 return r
         return None
 
+    @property
+    def mining(self) -> bool:
+        """Whether summaries are read for places: the dialect's own, or a ``locations`` shape."""
+        return self.mine_summaries or bool(self.citation_patterns)
+
     def summary_locations(self, comment: Comment) -> list[SummaryLocation]:
-        """Places a review body or issue comment cites (read only when mining summaries)."""
-        return self.hooks.summary_locations(self, comment)
+        """Places a review body or issue comment cites (read only when mining summaries).
+
+        The dialect's own citations, then those of ``citation_patterns`` (a ``--profiles``
+        file's ``locations``), each rated by its own list item (never a neighbour's).
+        """
+        found = self.hooks.summary_locations(self, comment) if self.mine_summaries else []
+        if not self.citation_patterns or comment.channel not in ("review", "issue"):
+            return found
+        seen = {(f.path, f.start, f.end) for f in found}
+        body = comment.body
+        chunks = items(body)
+        matches = sorted((m for p in self.citation_patterns for m in p.finditer(body)), key=lambda m: m.start())
+        for m in matches[:500]:
+            path = clean_path(m["path"])
+            start, last = line_span(m["a"], m.groupdict().get("b"))
+            if path and (path, start, last) not in seen:
+                seen.add((path, start, last))
+                chunk = next((t for pos, t in reversed(chunks) if pos <= m.start()), body)
+                found.append(SummaryLocation(path, start, last, self.severity(chunk)))
+        return found
 
     def dedupe_key(self, comment: Comment) -> str | None:
         """The vendor id (``dedupe_id``) of an inline comment the bot may re-post."""
@@ -318,7 +382,9 @@ class Profile(ProfileSpec):
             if c.channel in (REACTION_CHANNEL, CHECK_CHANNEL) and signal == "none":
                 continue  # an emoji or check the dialect gives no meaning says nothing
             out.activity += 1
-            if signal in ("skipped", "error") or c.is_reply:
+            # A notice, a reply, or a body a rule says is nothing (a chat reply, a task summary,
+            # a thank-you) reports no finding, whatever files it cites.
+            if signal in ("skipped", "error", "none") or c.is_reply:
                 continue
             key = self.dedupe_key(c)
             if key is not None and latest[key] is not c:
@@ -338,7 +404,7 @@ class Profile(ProfileSpec):
                     word=self.severity_word(c.body) if c.id not in rated else level.name if level else "",
                 ))
                 locations = self.hooks.inline_extra_locations(self, c) if self.mine_summaries else []
-            elif self.mine_summaries and c.channel not in (REACTION_CHANNEL, CHECK_CHANNEL):
+            elif self.mining and c.channel not in (REACTION_CHANNEL, CHECK_CHANNEL):
                 locations = self.summary_locations(c)
             else:
                 locations = []
@@ -356,14 +422,24 @@ class Profile(ProfileSpec):
 
 
 def dedupe_summary(inline: Sequence[Finding], summary: Sequence[Finding]) -> list[Finding]:
-    """Summary citations that repeat an inline finding (same path, overlapping lines) go."""
+    """Summary citations that repeat a finding already kept go; distinct findings stay.
+
+    A summary item repeats a finding when it is on the same path, its lines overlap, and
+    it gives the same severity (or either is unrated): the summary of an inline comment
+    is one finding, not two. A different severity on the same lines is another finding
+    (a CRITICAL next to a MINOR on one line, a nitpick inside a major finding's range),
+    and items of one summary never repeat each other: the vendor listed them apart.
+    """
     kept: list[Finding] = []
     seen = list(inline)
     for f in summary:
+        own = f.key.split("#", 1)[0]
         if any(
             g.path == f.path and g.start is not None and g.end is not None
             and f.start is not None and f.end is not None
             and g.start <= f.end and f.start <= g.end
+            and (g.severity is None or f.severity is None or g.severity == f.severity)
+            and not (g.source == "summary" and g.key.split("#", 1)[0] == own)
             for g in seen
         ):
             continue

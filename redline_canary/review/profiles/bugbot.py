@@ -85,7 +85,9 @@ BUGBOT = Profile(
         rule("clean", r"\ACursor Bugbot\ncompleted\b[\s\S]*found (?:0|no) potential issues",
              channels=("check",)),
         rule("done", r"\ACursor Bugbot\ncompleted\b", channels=("check",)),
-        rule("clean", r"found no new issues|found no bugs"),
+        # "Cursor Bugbot has reviewed your changes and found 0 potential issues." (fresh set:
+        # bugbot-found-0-observed): the review body of a clean pass, not a "done" with findings.
+        rule("clean", r"found no new issues|found no bugs|found (?:0|no) (?:new )?potential (?:issues|bugs)"),
         rule("done", r"BUGBOT_REVIEW|Bugbot has reviewed your changes|Bugbot completed review"),
         # The PR-description summary block (docs/dialects.md §6) when it reaches a comment.
         rule("progress", r"CURSOR_SUMMARY", placeholder=True),

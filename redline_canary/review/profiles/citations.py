@@ -44,6 +44,18 @@ FORMS: dict[str, re.Pattern[str]] = {
     "bracket_range": re.compile(
         rf"(?<![\w/.@-])(?P<path>{_PATH})\s?\[R?(?P<a>\d+)(?:-R?(?P<b>\d+))?\]"
     ),
+    # ### path (164-165), `path` (lines 12-15), path (line 7), path (L12-L15): a heading or item
+    # that names the file, then its lines in parentheses (Gemini's review-body fallback)
+    "paren": re.compile(
+        rf"(?<![\w/.@-])`?(?P<path>{_PATH})`?[ \t]*\((?:lines?[ \t]+|L)?(?P<a>\d+)(?:[ \t]*[-–][ \t]*L?(?P<b>\d+))?\)",
+        re.IGNORECASE,
+    ),
+    # | `path` | 12-15 | High | : a table row whose first cells are the file and its lines
+    "table": re.compile(
+        rf"^[ \t>]*\|[ \t]*`?(?P<path>{_PATH})`?[ \t]*\|[ \t]*(?:lines?[ \t]+|L)?(?P<a>\d+)"
+        rf"(?:[ \t]*[-–][ \t]*L?(?P<b>\d+))?[ \t]*\|",
+        re.IGNORECASE | re.MULTILINE,
+    ),
     # <violation number="1" location="path:96"> (cubic)
     "violation": re.compile(rf"location=[\"'](?P<path>{_PATH}):{_RANGE}[\"']"),
     # `path/to/file.ext:12`, `:12-15` or `#L12-L15` anywhere in a summary: what a custom

@@ -38,7 +38,7 @@ class ClaudeHooks(PlainHooks):
         return bool(_TRACKING.search(comment.body))
 
     def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
-        return itemized_locations(comment.body, ("blob", "path_line"), profile.severity)
+        return itemized_locations(comment.body, ("blob", "path_line", "path_hash", "paren", "table"), profile.severity)
 
 
 CLAUDE = Profile(

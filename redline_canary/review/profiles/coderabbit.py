@@ -2,7 +2,8 @@
 
 Severity is one italic segment of the first line (``_⚠️ Potential issue_ | _🟠 Major_``);
 the category alone is the older form, so it is only a fallback. Findings outside the
-diff and nitpicks live only in the review body, as ``path (N)`` sections holding
+diff, nitpicks and duplicates (an earlier pass's findings that still stand) live only in
+the review body, as ``path (N)`` sections holding
 ``X-Y:`` items, or (newer) as item summaries holding ``<code>path:a-b</code>``. The
 summary comment (walkthrough) is never a finding and, alone, no review (a placeholder);
 its skip, pause, rate-limit and failure notices mean the reviewer did not review, and
@@ -21,11 +22,14 @@ from redline_canary.review.profiles.dialect import compile_table, sections
 
 _MARKER = r"auto-generated comment: {what} by coderabbit\.ai"
 _SECTIONS = {
-    "outside": re.compile(r"Outside diff range comments", re.IGNORECASE),
+    "outside": re.compile(r"Outside (?:the )?diff(?: range)? comments|Comments outside (?:the )?diff", re.IGNORECASE),
     "nitpick": re.compile(r"Nitpick comments", re.IGNORECASE),
+    # Findings of an earlier pass that still stand; their inline thread may sit on an older
+    # commit, so they are findings of this pass too (deduplicated against inline ones).
+    "duplicate": re.compile(r"Duplicate comments", re.IGNORECASE),
     "file": re.compile(r"^\S+\.[A-Za-z0-9]+\s*\(\d+\)$"),
     "other": re.compile(
-        r"Duplicate comments|Additional comments|Prompt for all review comments|Review info"
+        r"Additional comments|Prompt for all review comments|Review info"
         r"|Review details|Autofix|Files (?:ignored|selected|skipped)|Commits|Walkthrough",
         re.IGNORECASE,
     ),
@@ -61,7 +65,7 @@ class CodeRabbitHooks(PlainHooks):
         for name, text in sections(comment.body, _SECTIONS):
             if name != "file":
                 category = name
-            if category not in ("outside", "nitpick"):
+            if category not in ("outside", "nitpick", "duplicate"):
                 continue
             for loc in (*_code_items(profile, text, category), *_range_items(profile, text, name, category)):
                 if (loc.path, loc.start, loc.end) not in seen:
@@ -130,6 +134,9 @@ CODERABBIT = Profile(
         (r"(?:🔵\s*|_)Trivial(?![A-Za-z])|(?:🧹\s*|_)Nitpick(?![A-Za-z])|💤\s*Low value", Severity.INFO),
     ]),
     severity_fallbacks=compile_table([
+        # Stacked categories, "_🛠️ Refactor suggestion_" over "_⚠️ Potential issue_": the
+        # higher one rates the comment (fresh set: glific-frontend#3267).
+        (r"🛠️?\s*Refactor suggestion_?\s*(?:\|\s*)?_?⚠️?\s*Potential issue(?![A-Za-z])", Severity.MAJOR),
         (r"⚠️?\s*Potential issue(?![A-Za-z])", Severity.MAJOR),
         (r"🛠️?\s*Refactor suggestion(?![A-Za-z])", Severity.MINOR),
     ]),
@@ -144,9 +151,16 @@ CODERABBIT = Profile(
         rule("skipped", _MARKER.format(what="rate limited")
              + r"|Review limit reached|Rate limit exceeded|reached your PR review limit|Review rate limited"
              + r"|Action not completed\b"),
+        # "Bot user detected. / To trigger a single review, invoke the `@coderabbitai review`
+        # command." (fresh set: zenstack#148): a PR by a bot is not reviewed automatically.
+        rule("skipped", r"^\W*Bot user detected\b"),
         # A failed run, e.g. "## Review failed / The head commit changed during the review"
         # (the markers a public CodeRabbit watcher keys on; index ref 52193655987).
         rule("error", _MARKER.format(what="failure") + r"|^[>\s]*#+\s*Review failed\b"),
+        # "> [!CAUTION]\n> Failed to replace (edit) comment. This is likely due to insufficient
+        # permissions or the comment being deleted." (fresh set: gears-rust#1537): CodeRabbit
+        # broke posting its review; "insufficient" there is no quota.
+        rule("error", r"^[>\s]*Failed to (?:replace|edit|post|create|update)\b(?: \(\w+\))? comment\b"),
         # "Currently processing new changes in this PR. This may take a few minutes, please
         # wait..." under the `review in progress` marker (sourcenetwork/defradb#4440; index
         # refs 66030045652, 62487927897): working, not a verdict and not yet activity.

@@ -58,6 +58,10 @@ CODEX = Profile(
         rule("done", r"\*\*Completed\*\*|\*\*Reviewed commit:\*\*"),
         # The fixed review header (docs/dialects.md §3): a submitted Codex review.
         rule("done", r"^#+\s*💡\s*Codex Review\b", channels=("review",)),
+        # A Codex cloud task's answer to "@codex <do something>": "### Summary … **Testing** …
+        # [View task →](https://chatgpt.com/s/…)". Its links cite the files it read or
+        # changed; it is no review and no verdict (fresh set: zeta#355).
+        rule("none", r"\[View task\s*→\]\(https://chatgpt\.com/"),
         # The summary comment's table without a row we know: not a verdict, not a review.
         rule("progress", r"codex-pull-request-review-summary", placeholder=True),
     ),

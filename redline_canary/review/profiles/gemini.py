@@ -9,8 +9,21 @@ alone they are a placeholder. "## Code Review" opens every finished review body.
 from __future__ import annotations
 
 from redline_canary.corpus.severity import Severity
-from redline_canary.review.profiles.base import Profile, rule
-from redline_canary.review.profiles.dialect import compile_table
+from redline_canary.review.comments import Comment
+from redline_canary.review.profiles.base import PlainHooks, Profile, rule
+from redline_canary.review.profiles.citations import SummaryLocation
+from redline_canary.review.profiles.dialect import compile_table, itemized_locations
+
+
+class GeminiHooks(PlainHooks):
+    """When Gemini cannot post inline comments it lists them in the review body ("I am
+    having trouble creating individual review comments"): one ``### path (a-b)`` heading
+    per finding, its badge under it (fresh set: a review body listing 9 findings)."""
+
+    def summary_locations(self, profile: Profile, comment: Comment) -> list[SummaryLocation]:
+        if comment.channel != "review":
+            return []  # the summary-of-changes comment names files, it reports nothing
+        return itemized_locations(comment.body, ("paren",), profile.severity)
 
 
 def _badge(*stems: str) -> str:
@@ -24,6 +37,7 @@ GEMINI = Profile(
     logins=frozenset({"gemini-code-assist[bot]"}),
     any_bot=False,
     trigger_phrases=("/gemini", "@gemini-code-assist"),
+    mine_summaries=True,
     severity_patterns=compile_table([
         (_badge("critical", "security-critical"), Severity.BLOCKER),
         (_badge("high", "high-priority"), Severity.CRITICAL),
@@ -38,6 +52,10 @@ GEMINI = Profile(
         rule("skipped", r"Gemini Code Assist (?:is|has been) (?:no longer|discontinued|shut down)"
                         r"|code review activity has (?:officially )?ceased"),
         rule("error", r"Gemini encountered an error"),
+        # The banner under reviews before the sunset ("The consumer version of Gemini Code
+        # Assist on GitHub is being sunset. Starting June 18, 2026, …"): on a review body it is
+        # Gemini's review, whatever the overview above it says about the PR's "errors".
+        rule("done", r"Gemini Code Assist on GitHub is being sunset", channels=("review",)),
         rule("clean", r"I have no (?:additional )?feedback to provide"),
         # "## Code Review" opens every review body (docs/dialects.md §4).
         rule("done", r"^#+\s*Code Review\b", channels=("review",)),
@@ -53,4 +71,5 @@ GEMINI = Profile(
         (Severity.MINOR, "![low] low-priority badge"),
         (None, "no badge: INFO"),
     ),
+    hooks=GeminiHooks(),
 )

@@ -18,7 +18,8 @@ from redline_canary.review.profiles.base import PlainHooks, Profile, rule
 from redline_canary.review.profiles.citations import SummaryLocation, clean_path, line_span
 from redline_canary.review.profiles.dialect import compile_table
 
-_TAG = r"\*\*{kind}\s*(?:\((?P<area>[^)]*)\))?\s*:\*\*"
+# An emoji may lead the tag: "**🚨 issue (security):**" (fresh set: agents-prompt).
+_TAG = r"\*\*(?:[^\w*\s]{{1,4}}\s*)?{kind}\s*(?:\((?P<area>[^)]*)\))?\s*:\*\*"
 # `### Comment 3` opens one finding of the prompt block (docs/dialects.md §8).
 _COMMENT = re.compile(r"^[ \t>]*#{2,4}\s*Comment\s+\d+\b", re.MULTILINE | re.IGNORECASE)
 # <location path="src/a.py" line_range="72-74" /> (2026) and <location> `src/a.py:72` </location>.
@@ -58,7 +59,7 @@ SOURCERY = Profile(
     trigger_phrases=("@sourcery-ai",),
     mine_summaries=True,
     severity_patterns=compile_table([
-        (r"\*\*issue\s*\(\s*security\s*\)\s*:\*\*", Severity.BLOCKER),
+        (r"\*\*(?:[^\w*\s]{1,4}\s*)?issue\s*\(\s*security\s*\)\s*:\*\*", Severity.BLOCKER),
         (_TAG.format(kind="issue"), Severity.MAJOR),
         (_TAG.format(kind="suggestion"), Severity.MINOR),
         (_TAG.format(kind="nitpick"), Severity.INFO),

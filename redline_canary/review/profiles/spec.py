@@ -134,6 +134,10 @@ class ProfileSpec:
     # A vendor id in an inline body (group 1) that stays the same when the bot re-posts one
     # finding on new lines: only the latest post of each id counts (Bugbot's BUGBOT_BUG_ID).
     dedupe_id: re.Pattern[str] | None = None
+    # Citation shapes a ``--profiles`` file adds (``locations:``), each with the groups
+    # ``path``, ``a`` and optionally ``b``: read in summaries besides the dialect's own, so a
+    # user teaches a profile a new way of writing a place without a release.
+    citation_patterns: tuple[re.Pattern[str], ...] = ()
     labels: tuple[Label, ...] = ()
 
 
