@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: the set's reader lives with the tests
     sys.path.insert(0, str(ROOT))
 
-from tests.helpers.dialects import KINDS, PASSING, judge, load_items, looks_like_notice  # noqa: E402
+from tests.helpers.dialects import DATA, KINDS, PASSING, judge, load_items, looks_like_notice  # noqa: E402
 
 
 def _rate(k: int, n: int) -> str:
@@ -33,10 +33,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the same reading (the set is small); CI runs this")
     parser.add_argument("--vendor", action="append", default=[], help="only this vendor (repeatable)")
+    parser.add_argument("--set", type=Path, default=DATA, help="a folder of <vendor>.jsonl items in the same "
+                        "format (default: tests/data/dialects-fresh; tests/data/dialects-heldout is the held-out set)")
     args = parser.parse_args(argv)
-    items = load_items(tuple(args.vendor))
+    items = load_items(tuple(args.vendor), args.set)
     if not items:
-        raise SystemExit("no items in tests/data/dialects-fresh/")
+        raise SystemExit(f"no items in {args.set}")
     verdicts = [judge(item) for item in items]
     vendors = sorted({v.item["vendor"] for v in verdicts})
     total = Counter[tuple[str, str]]()
@@ -46,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     ("all", v.item["expect"]["kind"]), ("all", "all")):
             total[key] += 1
             right[key] += v.right
-    print(f"fresh dialect set: {len(items)} real bot comments, {len(vendors)} vendors")
+    print(f"dialect set {args.set.name}: {len(items)} real bot comments, {len(vendors)} vendors")
     print("read right, per kind and vendor (k/n):")
     columns = [*KINDS, "all"]
     print("| vendor | " + " | ".join(columns) + " |")

@@ -69,10 +69,10 @@ class Verdict:
     why: str
 
 
-def load_items(vendors: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """Every item of the set (or of ``vendors``), in file order."""
+def load_items(vendors: tuple[str, ...] = (), data: Path = DATA) -> list[dict[str, Any]]:
+    """Every item of the set in ``data`` (or of ``vendors``), in file order."""
     items: list[dict[str, Any]] = []
-    for path in sorted(DATA.glob("*.jsonl")):
+    for path in sorted(data.glob("*.jsonl")):
         if vendors and path.stem not in vendors:
             continue
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
