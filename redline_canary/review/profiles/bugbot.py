@@ -41,7 +41,10 @@ class BugbotHooks(PlainHooks):
         if extra:
             found += citations(extra.group(0), ("blob", "path_hash"))
         level = profile.severity(comment.body)
-        return [SummaryLocation(c.path, c.start, c.end, level) for c in found]
+        # The LOCATIONS block and the "Additional Locations" list name the same places
+        # again: one place is one finding.
+        places = dict.fromkeys((c.path, c.start, c.end) for c in found)
+        return [SummaryLocation(path, start, end, level) for path, start, end in places]
 
     def body_location(self, profile: Profile, comment: Comment) -> SummaryLocation | None:
         found = self._locations(profile, comment)

@@ -19,7 +19,9 @@ from redline_canary.corpus.severity import Severity
 _ZW = "\u200b\u200c\u200d\u2060\ufeff"
 _ZERO_WIDTH = re.compile(f"[{_ZW}]")
 # A repository path with an extension; zero-width spaces appear after `/` in Copilot v2.
-_PATH = rf"[\w.\-/@{_ZW}]*[\w{_ZW}]\.[A-Za-z0-9]+"
+# A segment may hold a bracketed name (Next.js `app/[id]/route.ts`, `[...slug]`); a bracket
+# that does not close inside the segment is Markdown, not path.
+_PATH = rf"(?:[\w.\-/@{_ZW}]|\[[\w.\-]+\])*[\w{_ZW}]\.[A-Za-z0-9]+"
 _RANGE = r"(?P<a>\d+)(?:\s*[-–]\s*L?(?P<b>\d+))?"
 
 FORMS: dict[str, re.Pattern[str]] = {

