@@ -565,7 +565,7 @@ def test_history_merge_names_every_corrupt_fragment_line_and_writes_nothing(
 
 @pytest.mark.parametrize(("group", "actions"), [
     ("corpus", ["lint", "show", "export", "audit", "import", "mine"]), ("history", ["merge", "import"]),
-    ("profile", ["classify", "list"]), ("sandbox", ["serve", "verify"])])
+    ("profile", ["classify", "learn", "list"]), ("sandbox", ["serve", "verify"])])
 def test_a_command_group_given_no_action_lists_its_actions(group: str, actions: list[str]) -> None:
     """``redline-canary corpus`` alone: the list of its actions (its help) on stdout, one
     line on stderr saying what to do, exit 2 (as ``redline-canary`` alone does)."""
