@@ -177,7 +177,6 @@ def test_a_targets_variant_key_travels_into_the_workflow_matrix(private: Path) -
 
 def test_the_report_shows_recall_per_variant_and_the_canonical_variant_gap(
         sb: Sandbox, private: Path, tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib", reason="the HTML report needs the [report] extra (matplotlib)")
     # A reviewer that knows the canonical file by heart: it comments on app.py, never on svc.py.
     sb.attach_reviewer(REPO, ScriptedReviewer([Batch(after=0.05, inline=[
         {"path": "app.py", "line": 5, "body": "[BLOCKER] hard-coded API token committed in source"},
