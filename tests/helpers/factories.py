@@ -57,3 +57,18 @@ def capture(review_comments: list[dict[str, Any]] | None = None,
         "review_comments": review_comments or [], "reviews": reviews or [],
         "issue_comments": issue_comments or [], "manifest": manifest,
     }
+
+
+# Each vendor's bot account as GitHub shows it (login, id), by profile name.
+BOTS = {
+    "copilot": user("copilot-pull-request-reviewer[bot]", 175728472),
+    "coderabbit": user("coderabbitai[bot]", 136622811),
+    "codex": user("chatgpt-codex-connector[bot]", 199175422),
+    "gemini": user("gemini-code-assist[bot]", 176961590),
+    "claude": user("claude[bot]", 209825114),
+    "bugbot": user("cursor[bot]", 206951365),
+    "greptile": user("greptile-apps[bot]", 165735046),
+    "sourcery": user("sourcery-ai[bot]", 58596630),
+    "qodo": user("qodo-merge-pro[bot]", 151058649),
+    "cubic": user("cubic-dev-ai[bot]", 191113872),
+}

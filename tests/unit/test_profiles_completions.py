@@ -16,21 +16,10 @@ from redline_canary.run.corpus_files import load_corpus
 from redline_canary.score.evaluate import ScoreSettings, evaluate
 from redline_canary.score.polling import PollConfig, PollState, observe
 from redline_canary.score.scoring import RecordMeta
-from tests.helpers.factories import capture, issue_comment, review, user
+from tests.helpers.factories import BOTS, capture, issue_comment, review
 
 META = RecordMeta(run_id="r1", recorded_at="2026-11-30T10:00:00Z", repo="acme/canary", pr=7, tool_version="test")
-WHO = {
-    "copilot": user("copilot-pull-request-reviewer[bot]", 175728472),
-    "coderabbit": user("coderabbitai[bot]", 136622811),
-    "codex": user("chatgpt-codex-connector[bot]", 199175422),
-    "gemini": user("gemini-code-assist[bot]", 176961590),
-    "claude": user("claude[bot]", 209825114),
-    "bugbot": user("cursor[bot]", 206951365),
-    "greptile": user("greptile-apps[bot]", 165735046),
-    "sourcery": user("sourcery-ai[bot]", 58596630),
-    "qodo": user("qodo-merge-pro[bot]", 151058649),
-    "cubic": user("cubic-dev-ai[bot]", 191113872),
-}
+WHO = BOTS
 
 
 def comment(profile: str, channel: str, body: str, **extra: Any) -> Comment:
