@@ -28,6 +28,7 @@ from redline_canary.errors import BadInput, mask
 from redline_canary.github.app_auth import APP_ID_VAR, APP_KEY_VAR, AppCredentials, InstallationTokens, app_credentials
 from redline_canary.github.client import CANARY_TOPIC, GitHubClient
 from redline_canary.sandbox import REDLINE_BOT, Batch, Sandbox, ScriptedReviewer
+from tests.helpers import appkeys
 from tests.helpers.clirun import ROOT, cli
 from tests.helpers.sandboxing import TOKEN, assert_no_canary_left, run_in_process
 
@@ -39,11 +40,6 @@ FAKE_PEM = "-----BEGIN PRIVATE KEY-----\nABCDEFGHIJKLMNOPQRSTUV\n-----END PRIVAT
 FAST = ["--poll-interval", "0.05", "--stable-polls", "2", "--timeout-minutes", "0.5", "--confirm", "0"]
 
 
-def _pem(key: rsa.RSAPrivateKey) -> str:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                             serialization.NoEncryption()).decode()
-
-
 def _public(key: rsa.RSAPrivateKey) -> str:
     return key.public_key().public_bytes(serialization.Encoding.PEM,
                                          serialization.PublicFormat.SubjectPublicKeyInfo).decode()
@@ -51,19 +47,17 @@ def _public(key: rsa.RSAPrivateKey) -> str:
 
 @pytest.fixture(scope="module")
 def key() -> rsa.RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return appkeys.new_key()
 
 
 @pytest.fixture(scope="module")
 def other_key() -> rsa.RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return appkeys.new_key()
 
 
 @pytest.fixture()
 def key_file(tmp_path: Path, key: rsa.RSAPrivateKey) -> Path:
-    path = tmp_path / "app.pem"
-    path.write_text(_pem(key))
-    return path
+    return appkeys.key_file(tmp_path, key)
 
 
 class Wall:
@@ -138,7 +132,7 @@ def test_run_as_an_app_takes_one_installation_token_per_owner_and_leaks_no_secre
             assert {p.user for p in sb.pulls(f"{owner}/canary-mini")} == {APP_BOT}  # opened as the App
             assert_no_canary_left(sb, f"{owner}/canary-mini")
         outputs = out + err + hist.read_text() + "".join(p.read_text() for p in captures.glob("*"))
-        assert _secrets_in(outputs, sb, _pem(key)) == []
+        assert _secrets_in(outputs, sb, appkeys.pem(key)) == []
 
 
 def test_dry_run_names_the_app_and_each_owner_budget(key_file: Path) -> None:
@@ -206,7 +200,7 @@ def test_a_token_refused_after_its_refresh_is_an_auth_error_not_a_loop(
 def test_targets_refused_together_share_one_refresh(key: rsa.RSAPrivateKey) -> None:
     """Eight targets of one owner see the same revoked token at once: one new token, not eight."""
     with _app_sandbox(key, owners=("acme",)) as sb:
-        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, transport=sb.transport())
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), appkeys.pem(key)), sb.url, transport=sb.transport())
         stale = tokens.token("acme/canary-mini")
         sb.revoke_installation_tokens("acme")
         start = threading.Barrier(8)
@@ -231,7 +225,7 @@ def test_targets_refused_together_share_one_refresh(key: rsa.RSAPrivateKey) -> N
 def test_the_installation_token_is_refreshed_before_it_expires(key: rsa.RSAPrivateKey) -> None:
     wall = Wall()
     with _app_sandbox(key, clock=wall) as sb:
-        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, wall=wall,
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), appkeys.pem(key)), sb.url, wall=wall,
                                     transport=sb.transport())
         client = GitHubClient(tokens.for_repo("acme/canary-mini"), sb.url, transport=sb.transport())
         client.repository("acme/canary-mini")
@@ -256,7 +250,7 @@ def test_a_short_lived_token_is_refreshed_at_a_fifth_of_its_life(key: rsa.RSAPri
     wall = Wall()
     with _app_sandbox(key, clock=wall) as sb:
         sb.installation_token_lifetime(100)  # a scaled benchmark's hour
-        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, wall=wall,
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), appkeys.pem(key)), sb.url, wall=wall,
                                     transport=sb.transport())
         tokens.token("acme/canary-mini")
         wall.t += 75
@@ -269,7 +263,7 @@ def test_a_short_lived_token_is_refreshed_at_a_fifth_of_its_life(key: rsa.RSAPri
 
 def test_concurrent_targets_of_one_owner_share_one_token_fetch(key: rsa.RSAPrivateKey) -> None:
     with _app_sandbox(key) as sb:
-        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, transport=sb.transport())
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), appkeys.pem(key)), sb.url, transport=sb.transport())
         got: list[str] = []
         start = threading.Barrier(16)
 
@@ -374,7 +368,7 @@ def test_secondary_limits_count_per_token_and_per_installation(key: rsa.RSAPriva
 
         assert writes("personal-token-one", 3) == [201, 201, 403]
         assert writes("personal-token-two", 2) == [201, 201]  # its own budget
-        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, wall=wall,
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), appkeys.pem(key)), sb.url, wall=wall,
                                     transport=sb.transport())
         acme = tokens.token("acme/canary-mini")
         globex = tokens.token("globex/canary-mini")
@@ -476,7 +470,7 @@ def _leaks(stderr: str, pem: str) -> list[str]:
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_a_key_that_does_not_start_with_its_header_is_never_quoted(
         key: rsa.RSAPrivateKey, variant: str, source: str) -> None:
-    pem = _broken(_pem(key))
+    pem = _broken(appkeys.pem(key))
     value = VARIANTS[variant](pem)
     flag = ["--app-private-key", value] if source == "flag" else []
     env = {APP_ID_VAR: str(APP_ID), **({APP_KEY_VAR: value} if source == "env" else {})}
@@ -491,7 +485,7 @@ def test_a_key_that_does_not_start_with_its_header_is_never_quoted(
 @pytest.mark.parametrize("variant", ["quoted", "BOM", "leading newline", "escaped newlines"])
 def test_pem_text_is_recognised_through_quotes_a_bom_blanks_and_escaped_newlines(
         key: rsa.RSAPrivateKey, variant: str, source: str) -> None:
-    pem = _pem(key)
+    pem = appkeys.pem(key)
     value = pem.strip().replace("\n", "\\n") if variant == "escaped newlines" else VARIANTS[variant](pem)
     flag = ["--app-private-key", value] if source == "flag" else []
     env = {APP_ID_VAR: str(APP_ID), **({APP_KEY_VAR: value} if source == "env" else {})}
@@ -502,7 +496,7 @@ def test_pem_text_is_recognised_through_quotes_a_bom_blanks_and_escaped_newlines
 
 
 def test_a_key_without_its_header_line_is_refused_naming_only_the_variable(key: rsa.RSAPrivateKey) -> None:
-    pem = _pem(key)
+    pem = appkeys.pem(key)
     result = cli(*RUN_DRY, env={APP_ID_VAR: str(APP_ID), APP_KEY_VAR: VARIANTS["no header line"](pem)})
     assert result.returncode == 2
     assert result.stderr == (f"redline-canary: {APP_KEY_VAR}: the App private key is not a readable PEM file "
@@ -531,7 +525,7 @@ def test_a_jwt_quoted_by_a_401_is_masked_before_the_message_is_cut(key: rsa.RSAP
         signed = _jwt(key, wall.t)  # RS256 is deterministic: the JWT the client is about to sign
         sb.inject_fault("GET", "/repos/{owner}/{repo}/installation", status=401,
                         body={"message": f"Bad credentials: Bearer {signed}"})
-        tokens = InstallationTokens(AppCredentials(str(APP_ID), _pem(key)), sb.url, wall=wall,
+        tokens = InstallationTokens(AppCredentials(str(APP_ID), appkeys.pem(key)), sb.url, wall=wall,
                                     transport=sb.transport())
         with pytest.raises(BadInput) as caught:
             tokens.token("acme/canary-mini")

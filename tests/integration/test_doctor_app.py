@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from redline_canary.corpus.secrets import PROVIDER_PATTERNS
 from redline_canary.github.client import CANARY_TOPIC
 from redline_canary.sandbox import Sandbox
+from tests.helpers import appkeys
 from tests.helpers.clirun import cli
 from tests.helpers.sandboxing import TOKEN
 
@@ -31,21 +32,14 @@ TOKEN_POST = ("POST", "/app/installations/{installation_id}/access_tokens")
 NARROW = {"contents": "read", "pull_requests": "write", "metadata": "read"}
 
 
-def _pem(key: rsa.RSAPrivateKey) -> str:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                             serialization.NoEncryption()).decode()
-
-
 @pytest.fixture(scope="module")
 def key() -> rsa.RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return appkeys.new_key()
 
 
 @pytest.fixture()
 def key_file(tmp_path: Path, key: rsa.RSAPrivateKey) -> Path:
-    path = tmp_path / "app.pem"
-    path.write_text(_pem(key))
-    return path
+    return appkeys.key_file(tmp_path, key)
 
 
 def _app_world(key: rsa.RSAPrivateKey, *, repos: list[str] | None = None,
@@ -69,7 +63,7 @@ def _doctor(sb: Sandbox, key: rsa.RSAPrivateKey, key_file: Path, *args: str) -> 
               env={"REDLINE_CANARY_TOKEN": "", "GITHUB_TOKEN": ""})
     out = res.stdout + res.stderr
     assert [t for t in sb.issued_tokens() if t in out] == []
-    assert not [line for line in _pem(key).splitlines()[1:-1] if line in out]
+    assert not [line for line in appkeys.pem(key).splitlines()[1:-1] if line in out]
     assert not PROVIDER_PATTERNS["JSON web token"].search(out)
     return res.returncode, out
 
@@ -161,7 +155,7 @@ def test_a_selection_that_includes_the_repository_is_confirmed_with_the_installa
 def test_a_key_github_does_not_know_fails_the_app_check_with_the_fix(
         key: rsa.RSAPrivateKey, tmp_path: Path) -> None:
     stranger = tmp_path / "other.pem"
-    stranger.write_text(_pem(rsa.generate_private_key(public_exponent=65537, key_size=2048)))
+    stranger.write_text(appkeys.pem(appkeys.new_key()))
     for sb in _app_world(key):
         code, out = _doctor(sb, key, stranger, "--repo", REPO)
         assert [(r.method, r.route) for r in sb.requests] == [("GET", "/app")]
