@@ -17,7 +17,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, get_args
 
@@ -30,6 +30,7 @@ from redline_canary.errors import BadInput
 from redline_canary.review.comments import Channel
 from redline_canary.review.extraction import Signal
 from redline_canary.review.profiles import Profile
+from redline_canary.review.profiles.citations import PATH_PLAIN
 from redline_canary.review.profiles.notices import notice_text
 
 # ``notice=CLASS``: the classes a user meets, and the signal each must read as.
@@ -71,7 +72,7 @@ _SIGNAL_WORDS: dict[str, re.Pattern[str]] = {
         "none": r"\b(?:thanks?|thank you|welcome|noted|got it)\b",
     }.items()
 }
-_PATH_GROUP = r"(?P<path>[\w.\-/@]*\w\.[A-Za-z0-9]+)"
+_PATH_GROUP = rf"(?P<path>{PATH_PLAIN})"
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,6 @@ class Learned:
     examples: int = 0
     tries: int = 0
     reason: str = ""
-    parts: list[str] = field(default_factory=list)
 
 
 def learn(name: str, base_doc: Mapping[str, Any] | None, channel: Channel, body: str, login: str | None,
@@ -198,10 +198,10 @@ def learn(name: str, base_doc: Mapping[str, Any] | None, channel: Channel, body:
     base = _build(doc, name, base_entry)
     if base is None:
         raise BadInput(f"--reviewer: unknown profile {name!r}")
-    before = {e.name: classify(base, e.channel, e.body, e.login) for e in examples}
     result = classify(base, channel, body, login)
     if all(x.met(result) for x in expectations):
         return Learned(entry=None, already=True, examples=len(examples))
+    before = {e.name: classify(base, e.channel, e.body, e.login) for e in examples}
     state = Learned(entry=None, examples=len(examples))
     entry = copy.deepcopy(base_entry)
 
@@ -232,7 +232,6 @@ def learn(name: str, base_doc: Mapping[str, Any] | None, channel: Channel, body:
             trial[kind] = [value, *(trial.get(kind) or [])]
             if safe(trial, goals):
                 entry = trial
-                state.parts.append(kind)
                 break
         else:
             state.reason = (f"no {kind.rstrip('s')} pattern cut from the body reads it as expected "

@@ -50,6 +50,11 @@ _FLAGS = re.IGNORECASE | re.MULTILINE
 
 def load_profiles_file(path: str) -> dict[str, Profile]:
     """Profiles defined or overridden by ``path``, by name."""
+    return build_profiles(read_profiles_doc(path), path)
+
+
+def read_profiles_doc(path: str) -> Any:
+    """The profiles file parsed, not yet validated (``build_profiles`` does that)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -65,7 +70,7 @@ def load_profiles_file(path: str) -> dict[str, Profile]:
         where = f"{path}:{mark.line + 1}" if mark is not None else path
         problem = getattr(exc, "problem", None) or exc.__class__.__name__
         raise BadInput(f"{where}: not valid YAML ({problem})") from None
-    return build_profiles(doc, path)
+    return doc
 
 
 def build_profiles(doc: Any, source: str) -> dict[str, Profile]:

@@ -12,12 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from redline_canary.commands._groups import add_actions
 from redline_canary.commands._learn import learn, load_examples, parse_expect, render
 from redline_canary.commands._options import load_profile
-from redline_canary.commands._profiles_file import load_profiles_file
+from redline_canary.commands._profiles_file import build_profiles, load_profiles_file, read_profiles_doc
 from redline_canary.corpus.severity import SCALE
 from redline_canary.errors import EXIT_GATE_FAILED, EXIT_PASS, BadInput
 from redline_canary.report.text import inert_line, json_text, terminal_safe
@@ -127,8 +125,9 @@ def examples_dir() -> Path:
 
 def run_learn(args: argparse.Namespace) -> int:
     expectations = parse_expect(args.expect)
-    base_doc = _profiles_doc(args.profiles) if args.profiles else None
-    known = {**PROFILES, **(load_profiles_file(args.profiles) if args.profiles else {})}
+    # The file is read once: its document is what `learn` builds on, its profiles what it knows.
+    base_doc = read_profiles_doc(args.profiles) if args.profiles else None
+    known = {**PROFILES, **(build_profiles(base_doc, args.profiles) if args.profiles else {})}
     if args.reviewer not in known:
         raise BadInput(f"--reviewer: unknown profile {args.reviewer!r} (known: {', '.join(sorted(known))})")
     channel: Channel = args.channel or (
@@ -150,13 +149,6 @@ def run_learn(args: argparse.Namespace) -> int:
           f"of {name}: none reads differently")
     print(render(args.reviewer, found.entry), end="")
     return EXIT_PASS
-
-
-def _profiles_doc(path: str) -> dict[str, Any]:
-    """The user's profiles file as data (validated by loading it first)."""
-    load_profiles_file(path)
-    doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    return dict(doc)
 
 
 def describe(profile: Profile) -> dict[str, Any]:

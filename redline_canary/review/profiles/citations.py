@@ -21,7 +21,11 @@ _ZERO_WIDTH = re.compile(f"[{_ZW}]")
 # A repository path with an extension; zero-width spaces appear after `/` in Copilot v2.
 # A segment may hold a bracketed name (Next.js `app/[id]/route.ts`, `[...slug]`); a bracket
 # that does not close inside the segment is Markdown, not path.
-_PATH = rf"(?:[\w.\-/@{_ZW}]|\[[\w.\-]+\])*[\w{_ZW}]\.[A-Za-z0-9]+"
+_BRACKETED = r"\[[\w.\-]+\]"
+_PATH = rf"(?:[\w.\-/@{_ZW}]|{_BRACKETED})*[\w{_ZW}]\.[A-Za-z0-9]+"
+# The same shape without the zero-width characters: what `profile learn` prints into a
+# user's YAML, where an invisible character has no place.
+PATH_PLAIN = rf"(?:[\w.\-/@]|{_BRACKETED})*\w\.[A-Za-z0-9]+"
 _RANGE = r"(?P<a>\d+)(?:\s*[-–]\s*L?(?P<b>\d+))?"
 
 FORMS: dict[str, re.Pattern[str]] = {
