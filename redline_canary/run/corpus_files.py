@@ -202,33 +202,30 @@ def _load_folder(base: Path, root: str | None) -> CorpusData:
     if rubric_path.is_file():
         corpus.rubric = _read_bytes(rubric_path).decode("utf-8", errors="replace")
     if log_path.is_file():
-        try:
-            corpus.adjudications = yaml.safe_load(_read_bytes(log_path).decode("utf-8"))
-            corpus.has_adjudications = True
-        except RecursionError:
-            problems.append(Problem(str(log_path), 1, "nested too deeply to be an adjudication log"))
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
-            problems.append(Problem(str(log_path), line, "not valid YAML"))
+        corpus.adjudications, corpus.has_adjudications = _yaml_doc(log_path, "an adjudication log", problems)
     manifests = base / "stacks"
     if manifests.is_dir():
         for path in sorted(manifests.glob("*.yml")):
-            try:
-                corpus.manifests[path.stem] = yaml.safe_load(_read_bytes(path).decode("utf-8"))
-            except (yaml.YAMLError, UnicodeDecodeError) as exc:
-                line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
-                problems.append(Problem(str(path), line, "not valid YAML"))
+            doc, ok = _yaml_doc(path, "a stack manifest", problems)
+            if ok:
+                corpus.manifests[path.stem] = doc
     import_path = base / IMPORT_TABLE
     if import_path.is_file():
-        try:
-            corpus.imported = yaml.safe_load(_read_bytes(import_path).decode("utf-8"))
-            corpus.has_import_table = True
-        except RecursionError:
-            problems.append(Problem(str(import_path), 1, "nested too deeply to be an import table"))
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
-            problems.append(Problem(str(import_path), line, "not valid YAML"))
+        corpus.imported, corpus.has_import_table = _yaml_doc(import_path, "an import table", problems)
     return corpus
+
+
+def _yaml_doc(path: Path, what: str, problems: list[Problem]) -> tuple[Any, bool]:
+    """A corpus side file parsed, or a lint problem naming it (never a crash: a document
+    nested past the parser's limit is one more way a file is not what it should be)."""
+    try:
+        return yaml.safe_load(_read_bytes(path).decode("utf-8")), True
+    except RecursionError:
+        problems.append(Problem(str(path), 1, f"nested too deeply to be {what}"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 1
+        problems.append(Problem(str(path), line, "not valid YAML"))
+    return None, False
 
 
 def require_known_stack(corpus: CorpusData, stack: str) -> None:

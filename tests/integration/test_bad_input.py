@@ -641,3 +641,16 @@ def test_a_budget_share_that_means_a_crawl_is_said_with_its_write_rate(share: in
     assert warnings == [line for line in warnings if line.startswith("redline-canary: warning: ")]
     assert len(warnings) == 1 and f"({per_minute:.2f} of GitHub's 80)" in warnings[0], warnings
     assert f"and {max(1, int(500 / share))} an hour" in warnings[0]
+
+
+def test_a_stack_manifest_nested_too_deeply_is_a_lint_problem_not_a_crash(tmp_path: Path) -> None:
+    """Every YAML side file of a corpus (rules, log, manifests, import table) is read one way."""
+    from tests.helpers.clirun import cli_main
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(MINI, corpus)
+    (corpus / "stacks").mkdir()
+    (corpus / "stacks" / "mini.yml").write_text("variants: " + "[" * 50_000 + "]" * 50_000)
+    res = cli_main("corpus", "lint", "--corpus", str(corpus))
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert "mini.yml:1: nested too deeply to be a stack manifest" in res.stdout
