@@ -15,8 +15,9 @@ from redline_canary.commands import _validate as validate
 from redline_canary.commands._groups import add_actions
 from redline_canary.commands._options import CORPUS_HELP, load_profile, parse_floor, parse_kind, parse_mode
 from redline_canary.corpus import model as corpus_model
+from redline_canary.corpus.model import CANONICAL
 from redline_canary.corpus.severity import SCALE
-from redline_canary.corpus.variants import CANONICAL, named_variant, parse_variants, publish_variant
+from redline_canary.corpus.variants import named_variant, parse_variants, publish_variant
 from redline_canary.errors import EXIT_BAD_INPUT, EXIT_PASS, BadInput
 from redline_canary.github.clock import utc_now_iso
 from redline_canary.report.text import inert_line, json_text

@@ -22,6 +22,7 @@ from fnmatch import fnmatch
 from typing import Literal
 
 from redline_canary.corpus.markers import MAX_EXTENT, openers_for, parse_file
+from redline_canary.corpus.model import MAX_SITES
 from redline_canary.corpus.redline_import import scrub_secrets
 from redline_canary.corpus.redline_report import SecretHit
 from redline_canary.corpus.severity import Severity
@@ -30,7 +31,6 @@ Per = Literal["hunk", "fix"]
 PER_CHOICES: tuple[Per, ...] = ("hunk", "fix")
 MAX_DESCRIPTION = 200
 MAX_PATH = 400
-MAX_SITES = 3  # docs/corpus.md#sites
 STACK_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 _VENDORED = {"vendor", "vendors", "node_modules", "third_party", "third-party", "bower_components"}

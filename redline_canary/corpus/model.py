@@ -28,9 +28,10 @@ from redline_canary.corpus.topics import describes, lint_terms
 
 KINDS = ("seeded", "clean")
 PACKAGED = "packaged"  # the layer name of the corpus shipped with the package (docs/corpus.md#layers)
+CANONICAL = "canonical"  # the variant id of the canonical files (docs/corpus.md#variants)
 TWIN_WINDOW = 4
-MAX_SITES = 3
-RULE_KEYS = ("title", "severity", "cwe", "terms", "shared_terms")  # places beyond the extent one defect may have
+MAX_SITES = 3  # places beyond the extent one defect may have (docs/corpus.md#sites)
+RULE_KEYS = ("title", "severity", "cwe", "terms", "shared_terms")
 
 
 @dataclass(frozen=True)

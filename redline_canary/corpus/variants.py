@@ -20,10 +20,9 @@ from typing import Any, Literal
 
 from redline_canary.corpus.keywords import reserved_for
 from redline_canary.corpus.markers import Problem
-from redline_canary.corpus.model import KINDS, CorpusData, lint_stack, publish, view
+from redline_canary.corpus.model import CANONICAL, KINDS, CorpusData, lint_stack, publish, view
 from redline_canary.corpus.publication import PublishedFile, PublishedMarker, publish_file
 
-CANONICAL = "canonical"  # the variant id a record carries when the canonical files were published
 AUTO, NONE = "auto", "none"
 RenameKind = Literal["identifiers", "names", "strings"]
 RENAME_KINDS: tuple[RenameKind, ...] = ("identifiers", "names", "strings")

@@ -15,9 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from redline_canary.corpus.variants import CANONICAL
+from redline_canary.corpus.model import CANONICAL, PACKAGED
 from redline_canary.report.text import fmt_rate
-from redline_canary.score.record import PACKAGED
 from redline_canary.score.scoring import wilson
 
 Axis = Literal["layer", "variant"]

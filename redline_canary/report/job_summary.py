@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from redline_canary.corpus.variants import CANONICAL
+from redline_canary.corpus.model import CANONICAL, PACKAGED
 from redline_canary.errors import EXIT_MEANINGS, outcome_word
 from redline_canary.report.action_outputs import totals
 from redline_canary.report.annotations import corpus_file
@@ -17,7 +17,7 @@ from redline_canary.report.gap import Observation
 from redline_canary.report.markdown import gap_lines
 from redline_canary.report.markdown_fit import SUMMARY_LIMIT, cut_at_line, size
 from redline_canary.report.text import blockers_found, fmt_rate, md_code, md_seed_line, md_text
-from redline_canary.score.record import PACKAGED, Record
+from redline_canary.score.record import Record
 from redline_canary.score.verdict import final_attempts
 
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from redline_canary.corpus.model import CANONICAL, PACKAGED
 from redline_canary.report.gap import Observation
 from redline_canary.report.text import fmt_rate, md_seed_line, seed_line
 from redline_canary.score.record import Outcome, PRKind
@@ -99,8 +100,8 @@ class Measurement:
     seed_levels: Mapping[int, tuple[str, str]] = field(default_factory=dict)
     acknowledged: tuple[int, ...] = ()  # BLOCKERs missed but acknowledged (they did not fail the gate)
     found: Rate | None = None  # seeded and scored only: BLOCKERs found (the gate's number)
-    layer: str = "packaged"  # the corpus layer and the variant the PR was measured on (written when used)
-    variant: str = "canonical"
+    layer: str = PACKAGED  # the corpus layer and the variant the PR was measured on (written when used)
+    variant: str = CANONICAL
 
     @property
     def scored(self) -> bool:

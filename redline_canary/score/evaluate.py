@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from redline_canary.corpus.model import CorpusData, fingerprint
+from redline_canary.corpus.model import CANONICAL, CorpusData, fingerprint
 from redline_canary.corpus.redline_scale import prefix_rule
 from redline_canary.corpus.rule_ids import cite_rule
 from redline_canary.corpus.severity import Severity
 from redline_canary.corpus.topics import TopicIndex
-from redline_canary.corpus.variants import CANONICAL, Variant, publish_variant
+from redline_canary.corpus.variants import Variant, publish_variant
 from redline_canary.review.capture import comments_from_capture
 from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding

@@ -21,7 +21,10 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, get_args
 
-from redline_canary.corpus.variants import CANONICAL  # a record without ``variant`` published the canonical files
+from redline_canary.corpus.model import (  # a record without ``layer``/``variant``: packaged, canonical
+    CANONICAL,
+    PACKAGED,
+)
 from redline_canary.score.record_fastpath import Parts, fits
 from redline_canary.score.record_schema import FIELDS, REQUIRED_KEYS, RecordProblem, record_problem, shape_problem
 
@@ -31,7 +34,6 @@ if TYPE_CHECKING:  # verdict imports this module; the gate rule's type is only n
 # 2: blocker_found, per-seed evidence, marker extents; 3: found = on topic at >= floor, sites, gate rule,
 # and (when used) the corpus layer and the variant id
 CURRENT_SCHEMA = 3
-PACKAGED = "packaged"  # the layer of the corpus that ships with the tool (a record without ``layer``)
 
 # The closed sets a record's values come from (``record_schema.FIELDS`` holds a record read
 # from JSON to the same values). A value from outside (a flag, a manifest, a targets file)

@@ -15,6 +15,7 @@ full validator, which decides and words the refusal exactly as before.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
@@ -34,7 +35,7 @@ class _Compiler:
     ``repr``, bounds as numbers); patterns and enums are passed as names."""
 
     def __init__(self) -> None:
-        self.env: dict[str, Any] = {"isfinite": math.isfinite, "ABSENT": _ABSENT}
+        self.env: dict[str, Any] = {"isfinite": math.isfinite}
         self.lines: list[str] = []
 
     def name(self, value: Any) -> str:
@@ -115,9 +116,6 @@ class _Compiler:
         return check
 
 
-_ABSENT = object()
-
-
 def compile_kind(kind: Kind) -> Check:
     """One function deciding ``kind`` for the values ``json.loads`` makes (see the module's contract)."""
     compiler = _Compiler()
@@ -135,8 +133,11 @@ def _record_check(keys: Mapping[str, Kind]) -> Check:
     return compiler.build("record")
 
 
-_WHOLE = _record_check(FIELDS)
-_REST = _record_check({key: kind for key, kind in FIELDS.items() if key not in PART_KEYS})
+@functools.cache
+def _checks(parts: bool) -> Check:
+    """Compiled on first use, not at import: every CLI start imports this module, and only
+    a command that reads a history needs the check (``parts=True`` only in tests)."""
+    return _record_check(FIELDS if parts else {key: kind for key, kind in FIELDS.items() if key not in PART_KEYS})
 
 
 def fits(record: Mapping[str, Any], *, parts: bool = True) -> bool:
@@ -145,7 +146,7 @@ def fits(record: Mapping[str, Any], *, parts: bool = True) -> bool:
     leaves out :data:`PART_KEYS`, for a caller that reads them with :class:`Parts`."""
     if type(record) is not dict:
         return False
-    return (_WHOLE if parts else _REST)(record)
+    return _checks(parts)(record)
 
 
 class Parts(Generic[T]):

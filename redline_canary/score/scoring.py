@@ -9,10 +9,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from redline_canary.corpus.model import CANONICAL, PACKAGED
 from redline_canary.corpus.publication import PublishedMarker
 from redline_canary.corpus.severity import SCALE, Severity
 from redline_canary.corpus.topics import NO_TOPICS, TopicIndex
-from redline_canary.corpus.variants import CANONICAL
 from redline_canary.review.extraction import Extraction
 from redline_canary.review.findings import Finding
 from redline_canary.score.defaults import default
@@ -20,7 +20,6 @@ from redline_canary.score.matching import DEFAULT_WINDOW, Assignment, CitesRule,
 from redline_canary.score.record import (
     CURRENT_SCHEMA,
     KINDS,
-    PACKAGED,
     Counts,
     Evidence,
     Gate,
