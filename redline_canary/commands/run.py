@@ -38,7 +38,6 @@ from redline_canary.github.clock import utc_now_iso
 from redline_canary.github.recorder import Recorder
 from redline_canary.github.transport import validate_api_url
 from redline_canary.report.text import inert_line, json_text
-from redline_canary.review.profiles import Profile
 from redline_canary.run.corpus_files import load_corpus, require_stack
 from redline_canary.run.cycle import BRANCH_PREFIX, LABEL, CycleOptions, branch_name
 from redline_canary.run.files import safe_write_text
@@ -85,16 +84,6 @@ def add_target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", help="single target: blind (default) or marked")
     p.add_argument("--base", help="single target: base branch (default: the repo's default)")
     p.add_argument("--prefix", help="single target: folder to push the corpus under")
-
-
-def resolve_targets(args: argparse.Namespace, corpus: Any, env: Mapping[str, str],
-                    profiles: Mapping[str, Profile] | None = None) -> list[Target]:
-    """Targets from the flags, --targets or CANARY_TARGETS, validated before any request.
-    ``profiles`` are the ``--profiles`` file's (read once by the caller)."""
-    if profiles is None:
-        profiles = load_profiles_file(args.profiles) if getattr(args, "profiles", None) else {}
-    items, source = target_items(args, env)
-    return parse_targets(items, source, corpus, sorted(profiles))
 
 
 def target_items(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[list[Any], str]:

@@ -3,7 +3,7 @@
 Why a command of its own: the weekly workflow's ``plan`` job must reject a typo in
 ``vars.CANARY_TARGETS`` in seconds, with the key path that is wrong and an annotation a
 person sees on the run page, before any matrix job opens a pull request. It validates with
-exactly the code ``run`` uses (``resolve_targets``), so what passes here runs there.
+exactly the code ``run`` uses (``target_items`` and ``parse_targets``), so what passes here runs there.
 """
 
 from __future__ import annotations

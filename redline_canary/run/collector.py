@@ -43,17 +43,9 @@ def collector_paused() -> Iterator[None]:
     thousands of objects that all stay alive, and every few hundred of them the collector
     walks the ones made so far, again and again: a third of reading a long history went
     there (docs/record.md#reading-fast). Records hold no cycles; it is turned back on
-    (if it was on) however the read ends."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
+    (if it was on) however the read ends. Settled at once when the read ends: everything
+    made while paused goes straight to the oldest generation (freeze, then unfreeze on the
+    way out), so the collector's next pass does not walk the whole history once more."""
+    with collector_settled() as settle:
         yield
-    finally:
-        if was_on:
-            # Everything made while paused goes straight to the oldest generation, and the
-            # count that would start a pass is reset (freeze then unfreeze, two list
-            # splices): turned back on as it is, the collector's next pass would walk the
-            # whole history once more, at once.
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
+        settle()
