@@ -385,18 +385,13 @@ class GitHubClient(ApiSession):
         deadline (docs/github.md#53-retries-and-pacing-in-clients)."""
         self.unsettled_refs.discard((repo, branch))
         step = self.request_timeout / 10
-        url = self._repo_url(repo, f"git/ref/heads/{quote(branch, safe='/')}")
         deleted = False
         for _ in range(11):
             if policy.deadline is not None and policy.clock.now() + step > policy.deadline:
                 break
             policy.clock.sleep(step)
-            try:
-                self._get("/repos/{owner}/{repo}/git/ref/{ref}", url, policy=policy)
-            except ApiFailure as exc:
-                if exc.status == 404:
-                    continue
-                raise
+            if self._ref_sha(repo, branch, policy) is None:
+                continue
             deleted = policy.call(delete) or deleted
         return deleted
 
