@@ -235,12 +235,6 @@ class GitHubClient(ApiSession):
             raise
         return _dig(data, "object", "sha")
 
-    def branch_exists(self, repo: str, branch: str, *, policy: RetryPolicy | None = None) -> bool:
-        """Whether ``branch`` exists (a read, Contents: Read): teardown asks before it reports a
-        branch it could not delete, since a push refused before its ref was made left none."""
-        with self._infra(f"{repo}: read {branch}"):
-            return self._ref_sha(repo, branch, policy) is not None
-
     def _create_or_move_ref(self, repo: str, branch: str, sha: str) -> None:
         def moved(current: str | None) -> bool | None:
             if current is None:
@@ -367,6 +361,11 @@ class GitHubClient(ApiSession):
                 return True
             except ApiFailure as exc:
                 if exc.status in (404, 422):
+                    return False
+                # A push refused for a missing permission (a 403 on the tree, the commit or
+                # the ref) made no branch, and the same permission refuses its delete: gone
+                # is gone, whatever the delete was told.
+                if exc.status == 403 and self._ref_sha(repo, branch, chosen) is None:
                     return False
                 raise
 

@@ -358,23 +358,9 @@ class TargetCycle:
         return True
 
     def _delete(self, pr: OpenPR, policy: RetryPolicy | None, pace: bool) -> bool:
-        """True when no branch is left: deleted now, or already gone, or never made. A
-        delete that fails is checked with a read before the branch is reported left: a push
-        refused for a missing permission (a 403 on the tree, the commit or the ref) made no
-        branch, and the same permission refuses its delete."""
-        try:
-            self.client.delete_branch(self.target.repo, pr.branch, policy=policy, pace=pace)
-        except Cancelled:
-            raise
-        except Exception:
-            try:
-                exists = self.client.branch_exists(self.target.repo, pr.branch, policy=policy)
-            except Cancelled:
-                raise
-            except Exception:
-                exists = True  # unknown: the delete's own failure is reported
-            if exists:
-                raise
+        """True when no branch is left: deleted now, or already gone, or never made (a
+        refused delete of a branch that does not exist is "gone": ``delete_branch``)."""
+        self.client.delete_branch(self.target.repo, pr.branch, policy=policy, pace=pace)
         return True
 
     def _closed(self, pr: OpenPR, policy: RetryPolicy | None, _pace: bool) -> bool:
