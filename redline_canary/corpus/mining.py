@@ -16,10 +16,10 @@ them, and a twin must hold the same file set).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
-from typing import Literal
+from typing import Literal, TypeVar
 
 from redline_canary.corpus.markers import MAX_EXTENT, openers_for, parse_file
 from redline_canary.corpus.model import MAX_SITES
@@ -54,6 +54,8 @@ _CLOSERS = {"/*": " */", "<!--": " -->", "{/*": " */}"}
 _LINE_OPENERS = ("#", "//", "--")
 
 
+T = TypeVar("T")
+
 @dataclass(frozen=True)
 class Hunk:
     """One hunk of a ``-U0`` diff, on the old (seeded) side: ``count`` lines from ``start``
@@ -65,6 +67,11 @@ class Hunk:
     # were removed after ``new_start``); None where the diff did not say.
     new_start: int | None = None
     new_count: int = 0
+
+    @property
+    def old_span(self) -> tuple[int, int]:
+        """The seeded lines the hunk touches (an insertion touches the lines around it)."""
+        return (self.start, self.start + self.count - 1) if self.count else (self.start, self.start + 1)
 
 
 @dataclass(frozen=True)
@@ -208,36 +215,55 @@ def sites(text: str, path: str, hunks: Sequence[Hunk]) -> tuple[list[tuple[int, 
     overlap; notes for hunks that had to move or be cut."""
     code = parse_file(path, text).code_lines
     total = len(text.splitlines())
-    ranges: list[tuple[int, int]] = []
+    ranges: list[tuple[int, int, None]] = []
     notes: list[str] = []
     for h in hunks:
-        block = [n for n in range(h.start, h.start + h.count) if n in code] if h.count else []
-        if block:
-            ranges.append((block[0], block[-1]))
-            continue
-        # Lines inserted after h.start (or a block of comments and blanks replaced): mark the
-        # code line before the insertion, else the first one after it.
-        before = next((n for n in range(min(h.start, total), 0, -1) if n in code), None)
-        after = next((n for n in range(max(h.start, 1), total + 1) if n in code), None)
-        target = before if before is not None else after
-        if target is None:
+        block = _changed_block(code, total, h.start, h.count)
+        if block is None:
             notes.append(f"{path}: a hunk at line {h.start} has no code line to mark")
             continue
-        ranges.append((target, target))
-    merged: list[tuple[int, int]] = []
-    for lo, hi in sorted(ranges):
-        if merged and lo <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
-        else:
-            merged.append((lo, hi))
+        ranges.append((*block, None))
     out: list[tuple[int, int]] = []
-    for lo, hi in merged:
+    for lo, hi, _ in _merged(ranges):
         if hi - lo + 1 > MAX_EXTENT:
             notes.append(f"{path}:{lo}: the changed block is {hi - lo + 1} lines; its extent is cut to "
                          f"{MAX_EXTENT} (docs/corpus.md#anchor-and-extent)")
             hi = lo + MAX_EXTENT - 1
         out.append((lo, hi))
     return out, notes
+
+
+def _changed_block(code: frozenset[int], total: int, start: int, count: int) -> tuple[int, int] | None:
+    """The first and last code line of ``count`` changed lines from ``start``; for lines
+    inserted after ``start`` (or a block of comments and blanks replaced), the code line
+    before the change, else the first one after it; None when the file has no code line."""
+    block = [n for n in range(start, start + count) if n in code] if count else []
+    if block:
+        return block[0], block[-1]
+    before = next((n for n in range(min(start, total), 0, -1) if n in code), None)
+    at = before if before is not None else next((n for n in range(max(start, 1), total + 1) if n in code), None)
+    return None if at is None else (at, at)
+
+
+def _merged(ranges: Sequence[tuple[int, int, T]]) -> list[tuple[int, int, T]]:
+    """Ranges sorted and merged where two overlap, each keeping the first one's payload."""
+    out: list[tuple[int, int, T]] = []
+    for lo, hi, payload in sorted(ranges, key=lambda e: (e[0], e[1])):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]), out[-1][2])
+        else:
+            out.append((lo, hi, payload))
+    return out
+
+
+def _insert_above(text: str, inserts: Mapping[int, str]) -> str:
+    """``text`` with each line of ``inserts`` placed above the line it is keyed by."""
+    out: list[str] = []
+    for i, line in enumerate(text.split("\n"), start=1):
+        if i in inserts:
+            out.append(inserts[i])
+        out.append(line)
+    return "\n".join(out)
 
 
 def fixed_ranges(after: str, path: str, hunks: Sequence[Hunk], seeded: Sequence[tuple[int, int]]
@@ -251,25 +277,12 @@ def fixed_ranges(after: str, path: str, hunks: Sequence[Hunk], seeded: Sequence[
     for h in hunks:
         if h.new_start is None:
             continue
-        span = (h.start, h.start + h.count - 1) if h.count else (h.start, h.start + 1)
-        owner = next((i for i, (lo, hi) in enumerate(seeded) if span[0] <= hi and lo <= span[1]), None)
-        if owner is None:
-            continue
-        block = [n for n in range(h.new_start, h.new_start + h.new_count) if n in code] if h.new_count else []
-        if not block:  # lines removed: the code line at the removal, else the next one
-            at = next((n for n in range(min(max(h.new_start, 1), total), 0, -1) if n in code), None)
-            at = at if at is not None else next((n for n in range(max(h.new_start, 1), total + 1) if n in code), None)
-            if at is None:
-                continue
-            block = [at]
-        out.append((owner, block[0], block[-1]))
-    merged: list[tuple[int, int, int]] = []
-    for owner, lo, hi in sorted(out, key=lambda e: (e[1], e[2])):
-        if merged and lo <= merged[-1][2] + 1:
-            merged[-1] = (merged[-1][0], merged[-1][1], max(hi, merged[-1][2]))
-        else:
-            merged.append((owner, lo, hi))
-    return [(owner, lo, min(hi, lo + MAX_EXTENT - 1)) for owner, lo, hi in merged]
+        first, last = h.old_span
+        owner = next((i for i, (lo, hi) in enumerate(seeded) if first <= hi and lo <= last), None)
+        block = None if owner is None else _changed_block(code, total, max(h.new_start, 1), h.new_count)
+        if owner is not None and block is not None:
+            out.append((*block, owner))
+    return [(owner, lo, min(hi, lo + MAX_EXTENT - 1)) for lo, hi, owner in _merged(out)]
 
 
 def with_fixed_lines(after: str, path: str, places: Sequence[tuple[int, int, int]], sha: str) -> str:
@@ -282,12 +295,7 @@ def with_fixed_lines(after: str, path: str, places: Sequence[tuple[int, int, int
         indent = lines[lo - 1][: len(lines[lo - 1]) - len(lines[lo - 1].lstrip())]
         extent = f" {{lines: {hi - lo + 1}}}" if hi > lo else ""
         inserts[lo] = f"{indent}{opener} FIXED {n}{extent} the fix ({sha[:12]}) of SEED {n}{closer}"
-    out: list[str] = []
-    for i, line in enumerate(lines, start=1):
-        if i in inserts:
-            out.append(inserts[i])
-        out.append(line)
-    return "\n".join(out)
+    return _insert_above(after, inserts)
 
 
 def parse_at(value: str) -> tuple[str, tuple[int, int]]:
@@ -306,10 +314,7 @@ def parse_at(value: str) -> tuple[str, tuple[int, int]]:
 def select_hunks(hunks: Sequence[Hunk], wanted: Sequence[tuple[int, int]]) -> tuple[Hunk, ...]:
     """The hunks that touch one of the ``wanted`` seeded-side line ranges (``--at``): a fix
     commit often tidies a line or two beside the defect, and those are not defects."""
-    def span(h: Hunk) -> tuple[int, int]:
-        return (h.start, h.start + h.count - 1) if h.count else (h.start, h.start + 1)
-
-    return tuple(h for h in hunks if any(span(h)[0] <= hi and lo <= span(h)[1] for lo, hi in wanted))
+    return tuple(h for h in hunks if any(h.old_span[0] <= hi and lo <= h.old_span[1] for lo, hi in wanted))
 
 
 def mine(changes: Sequence[FileChange], per: Per = "hunk") -> Mined:
@@ -375,12 +380,7 @@ def mine(changes: Sequence[FileChange], per: Per = "hunk") -> Mined:
             placed_numbers[lo] = number
             shown_at = lo + len(inserts)  # the anchor, below its own marker line and every one above it
             result.placed.append(Placed(number, change.path, shown_at, hi - lo + 1, kind, fix.sha))
-        out: list[str] = []
-        for i, line in enumerate(lines, start=1):
-            if i in inserts:
-                out.append(inserts[i])
-            out.append(line)
-        result.seeded[change.path] = "\n".join(out)
+        result.seeded[change.path] = _insert_above(before, inserts)
         places = [(placed_numbers[ranges[owner][0]], lo, hi) for owner, lo, hi in fixed_ranges(after, change.path,
                                                                                         change.hunks, ranges)
                   if ranges[owner][0] in placed_numbers]
