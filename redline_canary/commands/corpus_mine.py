@@ -83,8 +83,9 @@ def _fix(repo: GitRepo, rev: str, severity: str | None, rule_id: str | None, des
                        "none; see rules.yml)")
     if level > rule.severity:
         raise BadInput(f"--severity {level.name}: above rule {rule_id}'s {rule.severity.name}")
-    subject = repo.message(sha).strip().split("\n", 1)[0]
-    text = mining.clean_description(description or subject, f"fixed in {sha[:12]}")
+    # The commit's subject is read only when no --description was given for this fix.
+    text = mining.clean_description(description or repo.message(sha).strip().split("\n", 1)[0],
+                                    f"fixed in {sha[:12]}")
     text = mining.with_term(text, rule.terms, rule.cwe, describes(text, rule))
     return mining.Fix(sha, text, level, rule_id)
 

@@ -94,14 +94,14 @@ class GitRepo:
             raise GitFailed(code)
         return out
 
-    def commit(self, rev: str, flag: str = "--fix") -> str:
+    def commit(self, rev: str) -> str:
         """The full id of commit ``rev``; BadInput when it is not a commit of this repository."""
         if not _SHA_LIKE.match(rev) or rev.startswith("-"):
-            raise BadInput(f"{flag} {rev[:60]!r}: not a commit id")
+            raise BadInput(f"--fix {rev[:60]!r}: not a commit id")
         try:
             out = self._git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
         except GitFailed:
-            raise BadInput(f"{flag} {rev}: no such commit in {self.path}") from None
+            raise BadInput(f"--fix {rev}: no such commit in {self.path}") from None
         return out.decode("ascii", errors="replace").strip()
 
     def parents(self, sha: str) -> list[str]:
