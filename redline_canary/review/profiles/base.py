@@ -251,15 +251,17 @@ class Profile(ProfileSpec):
         prose = comment.channel in ("review", "issue")
         matched = self.signal_rule(comment)
         cites = prose and self.mining and bool(self.summary_locations(comment))
+        text = notice_text(body)  # once: this runs for every comment at every poll
+        counted = bool(FINDING_COUNT.search(text))  # "Found 2 issues"
         if matched is not None and matched.signal in ("skipped", "error"):
             # A vendor summary that lists findings is never an error notice, whatever an
             # item's words ("Greptile encountered an error" quoted in a finding): issue 23.
-            if not (cites or FINDING_COUNT.search(notice_text(body))):
+            if not (cites or counted):
                 return matched.signal, excerpt(body, matched.pattern)
             matched = None
         # A body that rates something (a severity marker) reports findings, whatever words
         # describe them: "[HIGH] upload errors are skipped" is a finding, not a notice.
-        rated = cites or self.severity(body) is not None or bool(FINDING_COUNT.search(notice_text(body)))
+        rated = cites or counted or self.severity(body) is not None
         if matched is not None:
             # Only a verdict can swallow a notice; a walkthrough or a "working…" body keeps
             # its rule's meaning (its prose describes the PR, which may well be about reviews).
@@ -274,7 +276,6 @@ class Profile(ProfileSpec):
             found = self.notice(comment, NOTICE_WORDS)
             if found is not None:
                 return found
-            text = notice_text(body)
             if WORKING_PHRASES.search(text):
                 return "progress", body
             # A completion with nothing to say ends the wait at once (docs/dialects.md#completions).
