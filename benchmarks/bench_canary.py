@@ -59,7 +59,7 @@ class Review:
     findings: tuple[Finding, ...]
 
 
-def reviews(corpus: CorpusData, stacks: Sequence[str]) -> list[Review]:
+def reviews(stacks: Sequence[str]) -> list[Review]:
     """The final-measurement reviews: seeded reviews from wave 7 on, and each clean twin's
     latest pair (the wave that measured it after its last change)."""
     out = []
@@ -144,11 +144,10 @@ DEGRADATIONS: tuple[tuple[str, Degrade, int], ...] = (
 )
 
 
-def measure(stacks: Sequence[str], gate: BlockerGate = "found") -> dict[str, tuple[int, int]]:
+def measure(corpus: CorpusData, stacks: Sequence[str], gate: BlockerGate = "found") -> dict[str, tuple[int, int]]:
     """The figures under the gate rule ``gate`` (``found``, the default; ``caught``, the strict one)."""
-    corpus = load_corpus(ROOT / "seeds")
     topics = TopicIndex.of(corpus.rules)
-    all_reviews = reviews(corpus, stacks)
+    all_reviews = reviews(stacks)
     out: dict[str, tuple[int, int]] = {}
     seeded = {s: sorted((r for r in all_reviews if r.stack == s and r.kind == "seeded"), key=lambda r: r.wave)
               for s in stacks}
@@ -191,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus = load_corpus(ROOT / "seeds")
     stacks = QUICK_STACKS if args.quick else tuple(corpus.stacks)
     started = time.monotonic()
-    figures = measure(stacks, args.blocker_gate)
+    figures = measure(corpus, stacks, args.blocker_gate)
     if args.json:
         print(json.dumps({k: {"count": c, "n": n} for k, (c, n) in figures.items()}, indent=1))
         return 0

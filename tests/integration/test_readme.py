@@ -23,8 +23,9 @@ from redline_canary.sandbox import Sandbox
 from tests.helpers.clirun import cli
 from tests.helpers.readme import ROOT, Block, blocks, commands, output_matches
 
-RUN = [b for b in blocks() if b.action == "run"]
-CHECKED = {b.directive["checked-by"]: b for b in blocks() if b.action == "checked-by" and b.directive}
+BLOCKS = blocks()
+RUN = [b for b in BLOCKS if b.action == "run"]
+CHECKED = {b.directive["checked-by"]: b for b in BLOCKS if b.action == "checked-by" and b.directive}
 
 PIP_STUB = f"""#!{sys.executable}
 # pip, inside the suite: the install is the one under test already; check that what the
