@@ -51,10 +51,7 @@ def compare(history: Sequence[Record], record: Record) -> BaselineDiff:
     not_caught = {s.n: s for s in record.seeds("missed_seeds", "undercalled_seeds")}
     diff.newly_missed = [not_caught[n] for n in sorted(before) if n in not_caught]
     diff.newly_caught = [now[n] for n in sorted(now) if n not in before]
-    blockers = [s for s in diff.newly_missed if s.severity == "BLOCKER"]
-    if blockers:
-        diff.gate_reasons.append(
-            "newly missed BLOCKER: " + ", ".join(f"SEED {s.n}" for s in blockers))
+    # A newly missed BLOCKER is the gate's to judge, under its own rule (score/verdict.py).
     cfp_now = record.clean_false_positives or 0
     cfp_before = base.clean_false_positives or 0
     if record.kind == "clean" and cfp_now > cfp_before:

@@ -210,9 +210,9 @@ def decide(record: Record, options: GateOptions, *,
         if cfp:
             reasons.append(f"{cfp} clean false positive(s) at or above {options.floor}")
     if options.baseline == "previous":
-        reasons += [r for r in compare(history, record).gate_reasons
-                    if options.blocker_gate == "caught" or not r.startswith("newly missed BLOCKER")]
-        if options.blocker_gate == "found" and record.kind == "seeded":
+        reasons += compare(history, record).gate_reasons
+        if record.kind == "seeded":
+            # Newly missed under the run's own gate rule (seed_met), acknowledged seeds aside.
             base = comparable_runs(history, record, 1)
             lost = [s.n for s in blocker_seeds(record) if base and seed_met(base[0], s.n, options)
                     and not seed_met(record, s.n, options) and s.n not in acknowledged]

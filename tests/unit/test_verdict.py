@@ -124,3 +124,22 @@ def test_previous_baseline_under_found_fails_only_when_a_blocker_is_no_longer_fo
     gone = _week("w2", 8, caught=[1], missed=[2])
     verdict = decide(gone, GateOptions(baseline="previous"), history=[before])
     assert not verdict.passed and any("newly missed BLOCKER: SEED 2" in r for r in verdict.reasons)
+
+
+@pytest.mark.parametrize("gate", ["found", "caught"])
+def test_a_newly_missed_blocker_that_is_acknowledged_does_not_fail_the_previous_baseline(gate: str) -> None:
+    """Under either gate rule: the baseline's "newly missed" is judged by the gate, which
+    honours acknowledgements (under `caught` it used to come from a second, blind copy)."""
+    from redline_canary.score.acknowledgements import Acknowledgement
+    from redline_canary.score.verdict import GateOptions, decide
+
+    before = _week("w1", 1, caught=[1, 2])
+    gone = _week("w2", 8, caught=[1], missed=[2])
+    ack = Acknowledgement(0, reviewer="redline", stack="mini", reason="known gap", until="2099-01-01",
+                          by="team", seed=2)
+    plain = decide(gone, GateOptions(baseline="previous", blocker_gate=gate), history=[before])  # type: ignore[arg-type]
+    assert not plain.passed and any("newly missed BLOCKER: SEED 2" in r for r in plain.reasons)
+    acked = decide(gone, GateOptions(baseline="previous", blocker_gate=gate,  # type: ignore[arg-type]
+                                     acknowledgements=(ack,)), history=[before])
+    assert acked.passed, acked.reasons
+    assert acked.acknowledged == (2,)
