@@ -142,6 +142,8 @@ def check_variant(corpus: CorpusData, stack: str, value: str, where: str) -> Non
     except ValueError:
         known = ", ".join([AUTO, NONE, *sorted(variants)])
         raise BadInput(f"{where}: stack {stack} has no variant {validate.show(value)} (known: {known})") from None
+
+
 def _target_folders(item: Any, where: str) -> tuple[str, ...]:
     """A target's ``corpus`` key: one folder or a list of folders (the layers it adds)."""
     if not isinstance(item, dict) or item.get("corpus") is None:

@@ -25,7 +25,7 @@ from redline_canary.commands._profiles_file import load_profiles_file
 from redline_canary.commands._targets import corpus_layers, load_targets_text, parse_targets, read_targets_arg
 from redline_canary.corpus.model import CorpusData, view
 from redline_canary.errors import BadInput, combine_exit_codes, doctor_exit_code
-from redline_canary.github.app_auth import Credentials, InstallationTokens, add_app_options
+from redline_canary.github.app_auth import APP_ID_VAR, Credentials, InstallationTokens, add_app_options
 from redline_canary.github.client import GitHubClient
 from redline_canary.github.clock import wall_now
 from redline_canary.github.doctor import gather, gather_app
@@ -81,7 +81,7 @@ def _credentials(args: argparse.Namespace, env: Mapping[str, str]) -> Credential
     try:
         return Credentials.from_args(args, env)
     except BadInput as exc:
-        app_given = getattr(args, "app_id", None) or env.get("REDLINE_CANARY_APP_ID")
+        app_given = getattr(args, "app_id", None) or env.get(APP_ID_VAR)
         if app_given or not is_local_api(args.api_url):
             raise
         raise BadInput(f"{exc}; a local API such as the sandbox accepts any token: "

@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from redline_canary.sandbox import api
-from redline_canary.sandbox.apps import NOT_AN_INSTALLATION, AppRegistry, Principal
+from redline_canary.sandbox.apps import NOT_AN_INSTALLATION, AppRegistry, Principal, token_digest
 from redline_canary.sandbox.limits import NO_RESPONSE, Fault, RateWindow, RequestRecord, SecondaryLimit
 from redline_canary.sandbox.model import DOCS, ApiError, User
 from redline_canary.sandbox.render import Renderer
@@ -111,7 +111,7 @@ class SandboxApp:
         self.state = state
         self.url = url
         self.renderer = Renderer(state, url, url)
-        self._token_digest = _digest(token) if token else None
+        self._token_digest = token_digest(token) if token else None
         self.rate = RateWindow()
         self.secondary: SecondaryLimit | None = None
         self.apps = AppRegistry(state.clock)  # GitHub Apps: JWTs, installations, installation tokens
@@ -185,7 +185,7 @@ class SandboxApp:
         if (
             self._token_digest is not None
             and scheme.lower() != "basic"
-            and not hmac.compare_digest(_digest(credential.strip()), self._token_digest)
+            and not hmac.compare_digest(token_digest(credential.strip()), self._token_digest)
         ):
             return None, ApiError(401, "Bad credentials", doc=DOCS)
         return self.state.viewer, None
@@ -440,10 +440,6 @@ def _bucket(authorization: str | None) -> str:
     if not authorization:
         return "anonymous"
     return "token:" + hashlib.sha256(authorization.strip().partition(" ")[2].strip().encode()).hexdigest()[:16]
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
 
 
 def _request_id() -> str:

@@ -156,7 +156,7 @@ class AppRegistry:
         """The App or installation ``credential`` proves, its error, or None when it is
         neither a JWT nor an installation token (a personal token, checked elsewhere)."""
         if credential.startswith("ghs_"):
-            found = self._tokens.get(_digest(credential))
+            found = self._tokens.get(token_digest(credential))
             if found is None or self.clock() >= found.expires_at:
                 return ApiError(401, "Bad credentials", doc="https://docs.github.com/rest")
             inst = self.installations[found.installation]
@@ -212,7 +212,7 @@ class AppRegistry:
     def issue_token(self, inst: Installation) -> tuple[str, float]:
         token = "ghs_" + "".join(secrets.choice(_ALPHABET) for _ in range(36))
         expires = self.clock() + self.token_lifetime
-        self._tokens[_digest(token)] = _Token(inst.id, expires)
+        self._tokens[token_digest(token)] = _Token(inst.id, expires)
         self.issued.append(token)
         return token, expires
 
@@ -280,5 +280,6 @@ def _number(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _digest(token: str) -> bytes:
+def token_digest(token: str) -> bytes:
+    """What the sandbox keeps of a token: its hash, compared in constant time."""
     return hashlib.sha256(token.encode()).digest()
