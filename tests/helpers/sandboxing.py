@@ -33,6 +33,20 @@ def assert_no_canary_left(sb: Sandbox, repo: str) -> None:
     assert branches == [], f"canary branches left: {branches}"
 
 
+def open_canary_over_http(url: str, repo: str) -> tuple[list[int], list[str]]:
+    """Open canary PR numbers and canary branches of a sandbox running in another process,
+    read over HTTP as a user with curl would (``assert_no_canary_left`` for one in this process)."""
+    import httpx
+
+    auth = {"Authorization": "token reader"}
+    pulls = httpx.get(f"{url}/repos/{repo}/pulls", params={"state": "open"}, headers=auth)
+    refs = httpx.get(f"{url}/repos/{repo}/git/matching-refs/heads/{BRANCH_PREFIX}", headers=auth)
+    assert pulls.status_code == 200 and refs.status_code == 200, (pulls.text, refs.text)
+    canary = [p["number"] for p in pulls.json()
+              if p["head"]["ref"].startswith(BRANCH_PREFIX) or any(lb["name"] == LABEL for lb in p["labels"])]
+    return canary, [r["ref"] for r in refs.json()]
+
+
 def canary_sandbox(repo: str, *, listen: bool = True) -> Iterator[Sandbox]:
     """A running sandbox with one opted-in canary repo; afterwards, nothing may be left."""
     with Sandbox(token=TOKEN, listen=listen) as sandbox:

@@ -16,20 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
-
 from tests.helpers.clirun import cli
+from tests.helpers.sandboxing import open_canary_over_http
 
 REPO = "acme/canary-python"
 CAPTURE = Path(__file__).resolve().parents[1] / "data" / "captures" / "python-bandit-seeded.json"
-
-
-def _open_canary(url: str) -> tuple[list[int], list[str]]:
-    """Open PR numbers and rc/ branches, read over HTTP as a user with curl would."""
-    auth = {"Authorization": "token newcomer"}
-    pulls = httpx.get(f"{url}/repos/{REPO}/pulls", params={"state": "open"}, headers=auth).json()
-    refs = httpx.get(f"{url}/repos/{REPO}/git/matching-refs/heads/rc/", headers=auth).json()
-    return [p["number"] for p in pulls], [r["ref"] for r in refs]
 
 
 def _next_line(text: str, command: str) -> list[str]:
@@ -91,17 +82,17 @@ def test_first_hour(tmp_path: Path) -> None:
              "--history", str(tmp_path / "killed.jsonl")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
         deadline = time.monotonic() + 120
-        while not _open_canary(url)[0] and time.monotonic() < deadline and killed.poll() is None:
+        while not open_canary_over_http(url, REPO)[0] and time.monotonic() < deadline and killed.poll() is None:
             time.sleep(0.2)
         killed.send_signal(signal.SIGKILL)
         killed.wait()
-        assert _open_canary(url)[0], "the killed run opened no PR"
+        assert open_canary_over_http(url, REPO)[0], "the killed run opened no PR"
         dry = cli("janitor", "--repo", REPO, "--dry-run", cwd=tmp_path, env=env)
         assert dry.returncode == 0, dry.stderr
         assert "killed-1" in dry.stdout and "--run-id" in dry.stdout  # the next command, not "0 PR(s)"
         sweep = cli("janitor", "--repo", REPO, "--run-id", "killed-1", cwd=tmp_path, env=env)
         assert sweep.returncode == 0, sweep.stdout + sweep.stderr
-        assert _open_canary(url) == ([], [])
+        assert open_canary_over_http(url, REPO) == ([], [])
     finally:
         serve.send_signal(signal.SIGINT)
         serve.wait(timeout=10)

@@ -15,6 +15,7 @@ import pytest
 
 from redline_canary.cli import main
 from tests.helpers.clirun import cli, cli_main
+from tests.helpers.sandboxing import open_canary_over_http
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -59,16 +60,6 @@ def test_serve_rejects_bad_repo_names(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["sandbox"]) == 2
 
 
-def _no_canary_left(url: str, repo: str) -> None:
-    """Nothing the canary opened survives: no open PR, no rc/ branch (read over HTTP, as a
-    user with curl would)."""
-    auth = {"Authorization": "token x"}
-    pulls = httpx.get(f"{url}/repos/{repo}/pulls", params={"state": "open"}, headers=auth)
-    refs = httpx.get(f"{url}/repos/{repo}/git/matching-refs/heads/rc/", headers=auth)
-    assert pulls.status_code == 200 and pulls.json() == []
-    assert refs.status_code == 200 and refs.json() == []
-
-
 def test_banner_commands_work_as_printed(tmp_path: Path) -> None:
     """The journey the banner promises: export its token, paste its doctor and run lines,
     then the gate line the run prints, and nothing is left open."""
@@ -104,7 +95,7 @@ def test_banner_commands_work_as_printed(tmp_path: Path) -> None:
         gate_line = next(ln.strip() for ln in run.stderr.splitlines() if "redline-canary gate" in ln)
         gate = cli(*shlex.split(gate_line.removeprefix("next:").strip())[1:], env=env, cwd=tmp_path)
         assert gate.returncode == 1 and "FAIL" in gate.stdout + gate.stderr
-        _no_canary_left(url, "acme/canary-python")
+        assert open_canary_over_http(url, "acme/canary-python") == ([], [])
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=10)
