@@ -11,6 +11,7 @@ every test checks that promise, and that no key line, JWT or token reaches the o
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -42,6 +43,7 @@ def key_file(tmp_path: Path, key: rsa.RSAPrivateKey) -> Path:
     return appkeys.key_file(tmp_path, key)
 
 
+@contextlib.contextmanager
 def _app_world(key: rsa.RSAPrivateKey, *, repos: list[str] | None = None,
                permissions: Mapping[str, str] | None = None, owner: str = "acme") -> Iterator[Sandbox]:
     """The sandbox with the App registered and installed on ``owner``; afterwards, doctor
@@ -84,7 +86,7 @@ def _lines(out: str) -> dict[str, str]:
 
 
 def test_an_app_installed_with_what_a_run_needs_passes_every_check(key: rsa.RSAPrivateKey, key_file: Path) -> None:
-    for sb in _app_world(key):
+    with _app_world(key) as sb:
         code, out = _doctor(sb, key, key_file, "--repo", REPO, "--reviewer", "bugbot", "--stack", "mini",
                             "--corpus", "tests/data/corpus")
         counts = sb.request_counts()
@@ -107,7 +109,7 @@ def test_an_app_installed_with_what_a_run_needs_passes_every_check(key: rsa.RSAP
 
 def test_an_owner_without_the_installation_gets_the_install_link_and_no_token(
         key: rsa.RSAPrivateKey, key_file: Path) -> None:
-    for sb in _app_world(key):
+    with _app_world(key) as sb:
         code, out = _doctor(sb, key, key_file, "--repo", "initech/canary")
         assert sb.issued_tokens() == []
         assert sb.request_counts()["GET /app/installations"] == 1
@@ -122,7 +124,7 @@ def test_an_owner_without_the_installation_gets_the_install_link_and_no_token(
 
 def test_narrow_permissions_and_a_selection_without_the_repository_are_each_named_with_the_fix(
         key: rsa.RSAPrivateKey, key_file: Path) -> None:
-    for sb in _app_world(key, repos=["acme/other"], permissions=NARROW):
+    with _app_world(key, repos=["acme/other"], permissions=NARROW) as sb:
         code, out = _doctor(sb, key, key_file, "--repo", REPO)
         assert sb.issued_tokens() == []
     assert code == 2, out
@@ -140,7 +142,7 @@ def test_narrow_permissions_and_a_selection_without_the_repository_are_each_name
 
 def test_a_selection_that_includes_the_repository_is_confirmed_with_the_installation_token(
         key: rsa.RSAPrivateKey, key_file: Path) -> None:
-    for sb in _app_world(key, repos=[REPO, "acme/other"]):
+    with _app_world(key, repos=[REPO, "acme/other"]) as sb:
         code, out = _doctor(sb, key, key_file, "--repo", REPO, "--json")
         assert sb.request_counts()["GET /installation/repositories"] == 1
     assert code == 0, out
@@ -156,7 +158,7 @@ def test_a_key_github_does_not_know_fails_the_app_check_with_the_fix(
         key: rsa.RSAPrivateKey, tmp_path: Path) -> None:
     stranger = tmp_path / "other.pem"
     stranger.write_text(appkeys.pem(appkeys.new_key()))
-    for sb in _app_world(key):
+    with _app_world(key) as sb:
         code, out = _doctor(sb, key, stranger, "--repo", REPO)
         assert [(r.method, r.route) for r in sb.requests] == [("GET", "/app")]
     assert code == 2, out
