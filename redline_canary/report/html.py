@@ -195,16 +195,15 @@ def _draw_all(jobs: Sequence[tuple[str, Any, str]]) -> list[str]:
 
 
 def write_file(path: Path, text: str) -> None:
-    """The writer used when none is given (tests, benchmarks): a plain write whose failure
-    (a full disk, a read-only folder) is a one-line error naming the file."""
+    """A plain write for tests, which name it; the command passes the safe writer. Its
+    failure (a full disk, a read-only folder) is a one-line error naming the file."""
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"{path}: cannot write the HTML report ({exc.strerror or exc.__class__.__name__})") from None
 
 
-def render_html(report: Report, out_dir: Path | str, *,
-                write: Callable[[Path, str], None] = write_file) -> list[Path]:
+def render_html(report: Report, out_dir: Path | str, *, write: Callable[[Path, str], None]) -> list[Path]:
     """Write ``index.html`` and ``charts/*.svg`` under ``out_dir`` through ``write`` (the
     command passes the safe writer); returns the files.
 

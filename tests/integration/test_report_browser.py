@@ -22,7 +22,7 @@ from tests.unit.test_report_model import build_report, synthetic_history
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="chromium not installed (.ci/install-checkers installs it with apt-get)")
-from redline_canary.report.html import render_html  # noqa: E402
+from redline_canary.report.html import render_html, write_file  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -77,7 +77,7 @@ def probe(site: Path, tmp: Path) -> tuple[Elements, list[str], subprocess.Comple
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "site"
-    render_html(build_report(synthetic_history()), out)
+    render_html(build_report(synthetic_history()), out, write=write_file)
     return out
 
 

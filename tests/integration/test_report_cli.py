@@ -12,7 +12,7 @@ import pytest
 
 from redline_canary import cli as cli_module
 from redline_canary.report.charts import GAP_COLOUR, RECALL, trend_svg
-from redline_canary.report.html import render_html
+from redline_canary.report.html import render_html, write_file
 from redline_canary.run.history import read_history
 from tests.helpers.clirun import cli_main
 from tests.unit.test_report_model import FP_GO_NEW, build_report, synthetic_history, write_history
@@ -98,8 +98,8 @@ def test_html_folder_is_complete_and_self_contained(tmp_path: Path) -> None:
 
 def test_html_is_deterministic(tmp_path: Path) -> None:
     report = build_report(synthetic_history())
-    render_html(report, tmp_path / "a")
-    render_html(report, tmp_path / "b")
+    render_html(report, tmp_path / "a", write=write_file)
+    render_html(report, tmp_path / "b", write=write_file)
     for f in sorted((tmp_path / "a").rglob("*")):
         if f.is_file():
             assert f.read_bytes() == (tmp_path / "b" / f.relative_to(tmp_path / "a")).read_bytes(), f.name
