@@ -27,6 +27,11 @@ _BETTER: dict[Axis, tuple[str, str]] = {
     "layer": ("on the public corpus than on private code", "on private code than on the public corpus"),
     "variant": ("on the canonical files than on renamed variants", "on renamed variants than on the canonical files"),
 }
+# The words every renderer shows around the tables (Markdown, HTML, job summary).
+TITLE = "Public vs private, canonical vs variant"
+NOTE = ("Per reviewer, final seeded runs pooled; n and the Wilson 95% interval beside each number. "
+        "A gap is stated only when the two intervals do not overlap.")
+VARIANT_TITLE = "Recall per variant"
 HEAD = ("reviewer", "publication", "runs", "BLOCKERs found", "recall")
 
 

@@ -20,7 +20,9 @@ from typing import Any
 from redline_canary.errors import BadInput
 from redline_canary.report.charts import STATE_COLOURS, comparison_svg, heatmap_svg, trend_svg
 from redline_canary.report.gap import HEAD as GAP_HEAD
-from redline_canary.report.gap import VARIANT_HEAD, gap_rows, gap_sentences, gaps, variant_rows
+from redline_canary.report.gap import NOTE as GAP_NOTE
+from redline_canary.report.gap import TITLE as GAP_TITLE
+from redline_canary.report.gap import VARIANT_HEAD, VARIANT_TITLE, gap_rows, gap_sentences, gaps, variant_rows
 from redline_canary.report.legacy import EXPLAINER as LEGACY_EXPLAINER
 from redline_canary.report.legacy import HEADING as LEGACY_HEADING
 from redline_canary.report.legacy import TABLE_HEAD as LEGACY_HEAD
@@ -305,14 +307,12 @@ def _gap(report: Report) -> list[str]:
     found = gaps(report.observations)
     parts: list[str] = []
     if found:
-        parts += ["<h2>Public vs private, canonical vs variant</h2>",
-                  "<p class=note>Per reviewer, final seeded runs pooled; n and the Wilson 95% interval beside each "
-                  "number. A gap is stated only when the two intervals do not overlap.</p>",
+        parts += [f"<h2>{_e(GAP_TITLE)}</h2>", f"<p class=note>{_e(GAP_NOTE)}</p>",
                   _table(GAP_HEAD, [("", [_e(c) for c in cells]) for cells in gap_rows(found)]),
                   "<ul>" + "".join(f"<li>{_e(s)}</li>" for s in gap_sentences(found)) + "</ul>"]
     per_variant = variant_rows(report.observations)
     if per_variant:
-        parts += ["<h3>Recall per variant</h3>",
+        parts += [f"<h3>{_e(VARIANT_TITLE)}</h3>",
                   _table(VARIANT_HEAD, [("", [_e(c) for c in cells]) for cells in per_variant])]
     return parts
 

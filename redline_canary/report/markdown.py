@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from redline_canary.report.gap import HEAD as GAP_HEAD
-from redline_canary.report.gap import VARIANT_HEAD, Observation, gap_rows, gap_sentences, gaps, variant_rows
+from redline_canary.report.gap import NOTE as GAP_NOTE
+from redline_canary.report.gap import TITLE as GAP_TITLE
+from redline_canary.report.gap import (
+    VARIANT_HEAD,
+    VARIANT_TITLE,
+    Observation,
+    gap_rows,
+    gap_sentences,
+    gaps,
+    variant_rows,
+)
 from redline_canary.report.legacy import EXPLAINER as LEGACY_EXPLAINER
 from redline_canary.report.legacy import HEADING as LEGACY_HEADING
 from redline_canary.report.legacy import TABLE_HEAD as LEGACY_HEAD
@@ -206,7 +216,7 @@ def _sections(report: Report, max_runs: int) -> list[list[str]]:
                          "diagonal to the right is *found, rated lower*: what `blocker-gate: found` forgives."])
         sections += [["", f"### {_md(name)}", "", *_calibration_table(rows)]
                      for name, rows in sorted(report.calibration.items())]
-    sections += _gap_sections(report)
+    sections += gap_lines(report.observations)
     if report.comparisons:
         sections.append(["", "## Cross-reviewer", "",
                          "Reviewers measured on the same stack and corpus fingerprint; per-seed "
@@ -221,21 +231,15 @@ def gap_lines(observations: Sequence[Observation], level: str = "##") -> list[li
     found = gaps(observations)
     out: list[list[str]] = []
     if found:
-        out.append(["", f"{level} Public vs private, canonical vs variant", "",
-                    "Per reviewer, final seeded runs pooled; n and the Wilson 95 % interval beside each number. "
-                    "A gap is stated only when the two intervals do not overlap.", "",
+        out.append(["", f"{level} {GAP_TITLE}", "", GAP_NOTE, "",
                     _row(GAP_HEAD), _row("---" for _ in GAP_HEAD),
                     *(_row(_md(c) for c in cells) for cells in gap_rows(found)), "",
                     *(f"- {_md(s)}" for s in gap_sentences(found))])
     per_variant = variant_rows(observations)
     if per_variant:
-        out.append(["", f"{level}# Recall per variant", "", _row(VARIANT_HEAD), _row("---" for _ in VARIANT_HEAD),
+        out.append(["", f"{level}# {VARIANT_TITLE}", "", _row(VARIANT_HEAD), _row("---" for _ in VARIANT_HEAD),
                     *(_row(_md(c) for c in cells) for cells in per_variant)])
     return out
-
-
-def _gap_sections(report: Report) -> list[list[str]]:
-    return gap_lines(report.observations)
 
 
 def _legacy(report: Report) -> list[list[str]]:
